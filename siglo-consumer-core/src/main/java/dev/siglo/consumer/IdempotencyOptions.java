@@ -1,0 +1,180 @@
+package dev.siglo.consumer;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How an idempotent unit (a message or a step) uses the store: {@code ttl} (retention of a
+ * completed outcome), {@code lease} (how long an in-progress claim blocks others before it counts
+ * as abandoned), and wait-and-settle ({@code settleTimeout}, {@code pollInterval}) for duplicates
+ * that arrive while the first execution is in flight. Immutable; built by {@link #custom()}, every
+ * setter validating its argument and {@link Builder#build()} checking combinations.
+ */
+public final class IdempotencyOptions {
+  /** Default retention of completed outcomes: 24 hours. */
+  public static final Duration DEFAULT_TTL = Duration.ofHours(24);
+
+  /** Default lease of a claim: 2 minutes. */
+  public static final Duration DEFAULT_LEASE = Duration.ofMinutes(2);
+
+  /** Default wait for an in-flight duplicate to settle: 10 seconds. */
+  public static final Duration DEFAULT_SETTLE_TIMEOUT = Duration.ofSeconds(10);
+
+  /** Default store poll interval while settling: 50 milliseconds. */
+  public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(50);
+
+  private static final IdempotencyOptions DEFAULTS = custom().build();
+
+  private final Duration ttl;
+  private final Duration lease;
+  private final Duration settleTimeout;
+  private final Duration pollInterval;
+
+  private IdempotencyOptions(Builder b) {
+    this.ttl = b.ttl;
+    this.lease = b.lease;
+    this.settleTimeout = b.settleTimeout;
+    this.pollInterval = b.pollInterval;
+  }
+
+  /**
+   * @return the defaults (24 h retention, 2 min lease, 10 s settle, 50 ms poll)
+   */
+  public static IdempotencyOptions defaults() {
+    return DEFAULTS;
+  }
+
+  /**
+   * @return a builder starting from the defaults
+   */
+  public static Builder custom() {
+    return new Builder();
+  }
+
+  /**
+   * @return a builder starting from these options
+   */
+  public Builder toBuilder() {
+    return new Builder()
+        .ttl(ttl)
+        .lease(lease)
+        .settleTimeout(settleTimeout)
+        .pollInterval(pollInterval);
+  }
+
+  /**
+   * @return how long a completed outcome is kept
+   */
+  public Duration ttl() {
+    return ttl;
+  }
+
+  /**
+   * @return how long an in-progress claim blocks other claimants
+   */
+  public Duration lease() {
+    return lease;
+  }
+
+  /**
+   * @return how long a duplicate waits for an in-flight execution; zero fails fast
+   */
+  public Duration settleTimeout() {
+    return settleTimeout;
+  }
+
+  /**
+   * @return how often a waiting duplicate polls the store
+   */
+  public Duration pollInterval() {
+    return pollInterval;
+  }
+
+  @Override
+  public String toString() {
+    return "IdempotencyOptions[ttl="
+        + ttl
+        + ", lease="
+        + lease
+        + ", settleTimeout="
+        + settleTimeout
+        + ", pollInterval="
+        + pollInterval
+        + "]";
+  }
+
+  /** Builds {@link IdempotencyOptions}. Not thread-safe. */
+  public static final class Builder {
+    private Duration ttl = DEFAULT_TTL;
+    private Duration lease = DEFAULT_LEASE;
+    private Duration settleTimeout = DEFAULT_SETTLE_TIMEOUT;
+    private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+
+    private Builder() {}
+
+    /**
+     * @param ttl retention of completed outcomes; positive
+     * @return this builder
+     */
+    public Builder ttl(Duration ttl) {
+      this.ttl = positive(ttl, "ttl");
+      return this;
+    }
+
+    /**
+     * @param lease lease of a claim; positive
+     * @return this builder
+     */
+    public Builder lease(Duration lease) {
+      this.lease = positive(lease, "lease");
+      return this;
+    }
+
+    /**
+     * @param settleTimeout wait for an in-flight duplicate; zero or positive
+     * @return this builder
+     */
+    public Builder settleTimeout(Duration settleTimeout) {
+      Objects.requireNonNull(settleTimeout, "settleTimeout");
+      if (settleTimeout.isNegative()) {
+        throw new IllegalArgumentException(
+            "settleTimeout must not be negative, was " + settleTimeout);
+      }
+      this.settleTimeout = settleTimeout;
+      return this;
+    }
+
+    /**
+     * @param pollInterval store poll interval while settling; positive
+     * @return this builder
+     */
+    public Builder pollInterval(Duration pollInterval) {
+      this.pollInterval = positive(pollInterval, "pollInterval");
+      return this;
+    }
+
+    /**
+     * @return the options
+     * @throws IllegalArgumentException when the poll interval exceeds a non-zero settle timeout
+     */
+    public IdempotencyOptions build() {
+      if (!settleTimeout.isZero() && pollInterval.compareTo(settleTimeout) > 0) {
+        throw new IllegalArgumentException(
+            "pollInterval ("
+                + pollInterval
+                + ") must not exceed settleTimeout ("
+                + settleTimeout
+                + ")");
+      }
+      return new IdempotencyOptions(this);
+    }
+
+    private static Duration positive(Duration d, String name) {
+      Objects.requireNonNull(d, name);
+      if (d.isNegative() || d.isZero()) {
+        throw new IllegalArgumentException(name + " must be positive, was " + d);
+      }
+      return d;
+    }
+  }
+}

@@ -1,0 +1,21 @@
+package dev.siglo.consumer.classify;
+
+import java.util.Objects;
+
+/**
+ * The answer of {@link ErrorClassifier#classifyDetailed(Throwable)}: the class, the exception of
+ * the cause chain that decided it, and the rule that matched.
+ *
+ * @param errorClass the class
+ * @param decisive the exception in the cause chain the matching rule looked at (the outermost one
+ *     when the default decided)
+ * @param rule a description of the rule that matched, or {@code default}
+ */
+public record Classification(ErrorClass errorClass, Throwable decisive, String rule) {
+  /** Validates the components. */
+  public Classification {
+    Objects.requireNonNull(errorClass, "errorClass");
+    Objects.requireNonNull(decisive, "decisive");
+    Objects.requireNonNull(rule, "rule");
+  }
+}

@@ -1,0 +1,48 @@
+package dev.siglo.consumer.engine;
+
+import dev.siglo.consumer.Message;
+import dev.siglo.consumer.internal.DefaultMessageProcessor;
+
+/**
+ * The broker-neutral engine: processes one delivered message and says what the runtime must do with
+ * it.
+ *
+ * <ol>
+ *   <li>Decode the payload and extract the key; failures are poison ({@link
+ *       Disposition.DeadLetter}).
+ *   <li>Claim the key. {@code COMPLETED}: a duplicate, acknowledged with the cached outcome (a
+ *       cached decline is replayed, not re-executed). {@code IN_PROGRESS}: wait and settle, polling
+ *       the store up to the settle timeout, then {@code IdempotencyConflictException} (transient).
+ *   <li>{@code CLAIMED}: run the handler (and its steps), then every {@code onAfter} hook, then
+ *       {@code complete}; the record becomes {@code COMPLETED} only after every hook passed.
+ *   <li>A failure is classified. Permanent: the decline is cached and the message acknowledged.
+ *       Transient: the claim is released, retried in process (resilience4j {@code Retry},
+ *       exponential backoff with jitter), then {@link Disposition.NackRetry}, and after the maximum
+ *       number of deliveries {@link Disposition.DeadLetter} without caching a decline.
+ *   <li>If {@code complete} fails because the store is unavailable after the handler succeeded, the
+ *       completion is retried (with backoff) until it succeeds or the thread is interrupted; the
+ *       message is not acknowledged before.
+ * </ol>
+ *
+ * <p>Thread-safe: runtimes call {@link #process} from many worker threads at once. It blocks the
+ * calling thread for the handler, in-process backoffs and settling; it creates no threads.
+ */
+public interface MessageProcessor {
+
+  /**
+   * Processes one message.
+   *
+   * @param message the delivered message
+   * @return what to do with it; never {@code null}
+   */
+  Disposition process(Message message);
+
+  /**
+   * @param config the configuration
+   * @param <T> the decoded payload type
+   * @return a processor
+   */
+  static <T> MessageProcessor of(MessageProcessorConfig<T> config) {
+    return new DefaultMessageProcessor<>(config);
+  }
+}

@@ -1,0 +1,325 @@
+package dev.siglo.consumer.engine;
+
+import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.MessageHandler;
+import dev.siglo.consumer.MessageHook;
+import dev.siglo.consumer.PayloadDecoder;
+import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.event.SigloEventListener;
+import dev.siglo.consumer.key.FingerprintFunction;
+import dev.siglo.consumer.key.Fingerprints;
+import dev.siglo.consumer.key.IdempotencyKeyExtractor;
+import dev.siglo.consumer.key.IdempotencyKeys;
+import dev.siglo.consumer.key.KeyExtractors;
+import dev.siglo.consumer.key.MissingKeyPolicy;
+import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.consumer.store.InMemoryIdempotencyStore;
+import dev.siglo.consumer.store.ResultCodec;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * Everything a {@link MessageProcessor} needs, immutable once built. Built by {@link
+ * #builder(PayloadDecoder, MessageHandler)}; every setter validates its argument.
+ *
+ * <p>Defaults: a new {@link InMemoryIdempotencyStore}; keys {@code ff:idemp:_:_:<key>}; key from
+ * header {@value #DEFAULT_KEY_HEADER}, else the record key; the SHA-256 payload fingerprint;
+ * missing keys rejected; {@link IdempotencyOptions#defaults()}; {@link ErrorClassifier#defaults()};
+ * {@link RetrySettings#defaults()}; JSON results.
+ *
+ * @param <T> the decoded payload type
+ */
+public final class MessageProcessorConfig<T> {
+  /** The header (or attribute) read for the idempotency key by default. */
+  public static final String DEFAULT_KEY_HEADER = "idempotency-key";
+
+  private final String name;
+  private final PayloadDecoder<T> decoder;
+  private final MessageHandler<? super T> handler;
+  private final IdempotencyStore store;
+  private final IdempotencyKeys keys;
+  private final IdempotencyKeyExtractor<? super T> keyExtractor;
+  private final FingerprintFunction fingerprint;
+  private final MissingKeyPolicy missingKeyPolicy;
+  private final IdempotencyOptions options;
+  private final ErrorClassifier classifier;
+  private final RetrySettings retry;
+  private final ResultCodec resultCodec;
+  private final List<MessageHook> hooks;
+  private final List<SigloEventListener> listeners;
+
+  private MessageProcessorConfig(Builder<T> b) {
+    this.name = b.name;
+    this.decoder = b.decoder;
+    this.handler = b.handler;
+    this.store = b.store != null ? b.store : InMemoryIdempotencyStore.create();
+    this.keys = b.keys;
+    this.keyExtractor = b.keyExtractor;
+    this.fingerprint = b.fingerprint;
+    this.missingKeyPolicy = b.missingKeyPolicy;
+    this.options = b.options;
+    this.classifier = b.classifier;
+    this.retry = b.retry;
+    this.resultCodec = b.resultCodec;
+    this.hooks = List.copyOf(b.hooks);
+    this.listeners = List.copyOf(b.listeners);
+  }
+
+  /**
+   * @param decoder decodes payloads for the handler
+   * @param handler the handler
+   * @param <T> the decoded payload type
+   * @return a builder with the defaults
+   */
+  public static <T> Builder<T> builder(
+      PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
+    return new Builder<>(decoder, handler);
+  }
+
+  /**
+   * @return the name used in logs and retry metrics
+   */
+  public String name() {
+    return name;
+  }
+
+  /**
+   * @return the payload decoder
+   */
+  public PayloadDecoder<T> decoder() {
+    return decoder;
+  }
+
+  /**
+   * @return the handler
+   */
+  public MessageHandler<? super T> handler() {
+    return handler;
+  }
+
+  /**
+   * @return the idempotency store
+   */
+  public IdempotencyStore store() {
+    return store;
+  }
+
+  /**
+   * @return the key scheme
+   */
+  public IdempotencyKeys keys() {
+    return keys;
+  }
+
+  /**
+   * @return the key extractor
+   */
+  public IdempotencyKeyExtractor<? super T> keyExtractor() {
+    return keyExtractor;
+  }
+
+  /**
+   * @return the payload fingerprint
+   */
+  public FingerprintFunction fingerprint() {
+    return fingerprint;
+  }
+
+  /**
+   * @return the missing-key policy
+   */
+  public MissingKeyPolicy missingKeyPolicy() {
+    return missingKeyPolicy;
+  }
+
+  /**
+   * @return the message-level idempotency options
+   */
+  public IdempotencyOptions options() {
+    return options;
+  }
+
+  /**
+   * @return the error classifier
+   */
+  public ErrorClassifier classifier() {
+    return classifier;
+  }
+
+  /**
+   * @return the retry settings
+   */
+  public RetrySettings retry() {
+    return retry;
+  }
+
+  /**
+   * @return the result codec
+   */
+  public ResultCodec resultCodec() {
+    return resultCodec;
+  }
+
+  /**
+   * @return the message-level {@code onAfter} hooks, in order
+   */
+  public List<MessageHook> hooks() {
+    return hooks;
+  }
+
+  /**
+   * @return the event listeners
+   */
+  public List<SigloEventListener> listeners() {
+    return listeners;
+  }
+
+  /**
+   * Builds a {@link MessageProcessorConfig}. Not thread-safe.
+   *
+   * @param <T> the decoded payload type
+   */
+  public static final class Builder<T> {
+    private String name = "siglo";
+    private final PayloadDecoder<T> decoder;
+    private final MessageHandler<? super T> handler;
+    private IdempotencyStore store;
+    private IdempotencyKeys keys = IdempotencyKeys.defaults();
+    private IdempotencyKeyExtractor<? super T> keyExtractor =
+        KeyExtractors.firstPresent(
+            KeyExtractors.header(DEFAULT_KEY_HEADER), KeyExtractors.recordKey());
+    private FingerprintFunction fingerprint = Fingerprints.payloadSha256();
+    private MissingKeyPolicy missingKeyPolicy = MissingKeyPolicy.REJECT;
+    private IdempotencyOptions options = IdempotencyOptions.defaults();
+    private ErrorClassifier classifier = ErrorClassifier.defaults();
+    private RetrySettings retry = RetrySettings.defaults();
+    private ResultCodec resultCodec = ResultCodec.json();
+    private final List<MessageHook> hooks = new ArrayList<>();
+    private final List<SigloEventListener> listeners = new ArrayList<>();
+
+    private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
+      this.decoder = Objects.requireNonNull(decoder, "decoder");
+      this.handler = Objects.requireNonNull(handler, "handler");
+    }
+
+    /**
+     * @param name a name for logs and retry metrics; not blank
+     * @return this builder
+     */
+    public Builder<T> name(String name) {
+      Objects.requireNonNull(name, "name");
+      if (name.isBlank()) {
+        throw new IllegalArgumentException("name must not be blank");
+      }
+      this.name = name;
+      return this;
+    }
+
+    /**
+     * @param store the idempotency store (shared between processes for multi-instance consumers)
+     * @return this builder
+     */
+    public Builder<T> store(IdempotencyStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
+     * @param keys the key scheme (prefix, namespace, version, limits)
+     * @return this builder
+     */
+    public Builder<T> keys(IdempotencyKeys keys) {
+      this.keys = Objects.requireNonNull(keys, "keys");
+      return this;
+    }
+
+    /**
+     * @param keyExtractor where the key lives
+     * @return this builder
+     */
+    public Builder<T> keyExtractor(IdempotencyKeyExtractor<? super T> keyExtractor) {
+      this.keyExtractor = Objects.requireNonNull(keyExtractor, "keyExtractor");
+      return this;
+    }
+
+    /**
+     * @param fingerprint the payload fingerprint ({@link Fingerprints#none()} to disable)
+     * @return this builder
+     */
+    public Builder<T> fingerprint(FingerprintFunction fingerprint) {
+      this.fingerprint = Objects.requireNonNull(fingerprint, "fingerprint");
+      return this;
+    }
+
+    /**
+     * @param missingKeyPolicy what to do with a message without a key
+     * @return this builder
+     */
+    public Builder<T> missingKeyPolicy(MissingKeyPolicy missingKeyPolicy) {
+      this.missingKeyPolicy = Objects.requireNonNull(missingKeyPolicy, "missingKeyPolicy");
+      return this;
+    }
+
+    /**
+     * @param options ttl, lease, settle timeout and poll interval of message claims
+     * @return this builder
+     */
+    public Builder<T> options(IdempotencyOptions options) {
+      this.options = Objects.requireNonNull(options, "options");
+      return this;
+    }
+
+    /**
+     * @param classifier the error classifier
+     * @return this builder
+     */
+    public Builder<T> classifier(ErrorClassifier classifier) {
+      this.classifier = Objects.requireNonNull(classifier, "classifier");
+      return this;
+    }
+
+    /**
+     * @param retry the retry settings
+     * @return this builder
+     */
+    public Builder<T> retry(RetrySettings retry) {
+      this.retry = Objects.requireNonNull(retry, "retry");
+      return this;
+    }
+
+    /**
+     * @param resultCodec encodes results (default: Jackson JSON)
+     * @return this builder
+     */
+    public Builder<T> resultCodec(ResultCodec resultCodec) {
+      this.resultCodec = Objects.requireNonNull(resultCodec, "resultCodec");
+      return this;
+    }
+
+    /**
+     * @param hook a message-level {@code onAfter} hook; hooks run in the order added
+     * @return this builder
+     */
+    public Builder<T> onAfter(MessageHook hook) {
+      hooks.add(Objects.requireNonNull(hook, "hook"));
+      return this;
+    }
+
+    /**
+     * @param listener receives events
+     * @return this builder
+     */
+    public Builder<T> listener(SigloEventListener listener) {
+      listeners.add(Objects.requireNonNull(listener, "listener"));
+      return this;
+    }
+
+    /**
+     * @return the configuration
+     */
+    public MessageProcessorConfig<T> build() {
+      return new MessageProcessorConfig<>(this);
+    }
+  }
+}

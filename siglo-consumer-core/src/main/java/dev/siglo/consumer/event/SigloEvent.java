@@ -1,0 +1,100 @@
+package dev.siglo.consumer.event;
+
+import dev.siglo.consumer.Message;
+import dev.siglo.consumer.classify.ErrorClass;
+import dev.siglo.consumer.engine.DeadLetterReason;
+import dev.siglo.consumer.store.Outcome;
+import java.time.Duration;
+
+/**
+ * What happened to a message, for listeners and metrics. Events are built only when someone
+ * listens. {@code key} is the built idempotency key, or {@code null} when the message had none.
+ */
+public sealed interface SigloEvent
+    permits SigloEvent.Processed,
+        SigloEvent.Duplicate,
+        SigloEvent.Declined,
+        SigloEvent.Retried,
+        SigloEvent.Conflict,
+        SigloEvent.DeadLettered {
+
+  /**
+   * @return the message
+   */
+  Message message();
+
+  /**
+   * @return the built idempotency key, or {@code null}
+   */
+  String key();
+
+  /**
+   * The handler ran and its outcome was completed.
+   *
+   * @param message the message
+   * @param key the key
+   * @param handlerTime how long the handler and hooks took
+   */
+  record Processed(Message message, String key, Duration handlerTime) implements SigloEvent {}
+
+  /**
+   * The key was completed before (possibly after waiting for an in-flight duplicate to settle); the
+   * handler did not run.
+   *
+   * @param message the message
+   * @param key the key
+   * @param outcome the cached outcome
+   */
+  record Duplicate(Message message, String key, Outcome outcome) implements SigloEvent {}
+
+  /**
+   * A permanent failure was cached as a decline (or a cached decline was replayed).
+   *
+   * @param message the message
+   * @param key the key
+   * @param decline the decline
+   * @param replayed whether it was replayed from the store without running the handler
+   */
+  record Declined(Message message, String key, Outcome.Declined decline, boolean replayed)
+      implements SigloEvent {}
+
+  /**
+   * A transient failure will be retried: in process after {@code delay}, or by redelivery.
+   *
+   * @param message the message
+   * @param key the key
+   * @param attempt the in-process attempt that failed
+   * @param cause the failure
+   * @param delay the wait before the retry (in process) or the redelivery
+   * @param redelivery whether the retry is a redelivery (nack) rather than in process
+   */
+  record Retried(
+      Message message, String key, int attempt, Throwable cause, Duration delay, boolean redelivery)
+      implements SigloEvent {}
+
+  /**
+   * A duplicate found the key in progress and it did not settle within the settle timeout.
+   *
+   * @param message the message
+   * @param key the key
+   * @param waited how long it waited
+   */
+  record Conflict(Message message, String key, Duration waited) implements SigloEvent {}
+
+  /**
+   * The message goes to the dead-letter destination.
+   *
+   * @param message the message
+   * @param key the key, or {@code null}
+   * @param reason why
+   * @param classification the class of the failure
+   * @param cause the failure
+   */
+  record DeadLettered(
+      Message message,
+      String key,
+      DeadLetterReason reason,
+      ErrorClass classification,
+      Throwable cause)
+      implements SigloEvent {}
+}

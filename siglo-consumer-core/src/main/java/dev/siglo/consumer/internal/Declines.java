@@ -1,0 +1,43 @@
+package dev.siglo.consumer.internal;
+
+import dev.siglo.consumer.PermanentException;
+import dev.siglo.consumer.classify.Classification;
+import dev.siglo.consumer.step.StepDeclinedException;
+import dev.siglo.consumer.store.Outcome;
+import java.util.Map;
+
+/** Turns a permanent failure into the {@link Outcome.Declined} that is cached. */
+final class Declines {
+  static final int MAX_MESSAGE_LENGTH = 1024;
+
+  private Declines() {}
+
+  /** The decline of the exception the classifier found decisive; a replayed step decline as is. */
+  static Outcome.Declined of(Classification classification) {
+    Throwable decisive = classification.decisive();
+    if (decisive instanceof StepDeclinedException replay) {
+      return replay.decline();
+    }
+    Map<String, String> attributes =
+        decisive instanceof PermanentException p ? p.declineAttributes() : Map.of();
+    return new Outcome.Declined(
+        decisive.getClass().getName(), truncate(decisive.getMessage()), attributes);
+  }
+
+  /** A decline small enough for any codec, for when the full one was refused as too large. */
+  static Outcome.Declined minimal(Classification classification, RuntimeException whyMinimal) {
+    return new Outcome.Declined(
+        classification.decisive().getClass().getName(),
+        truncate("(decline not stored in full: " + whyMinimal.getMessage() + ")"),
+        Map.of());
+  }
+
+  private static String truncate(String message) {
+    if (message == null) {
+      return "";
+    }
+    return message.length() <= MAX_MESSAGE_LENGTH
+        ? message
+        : message.substring(0, MAX_MESSAGE_LENGTH) + "...";
+  }
+}

@@ -1,0 +1,141 @@
+package dev.siglo.consumer.store;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The idempotency store SPI: the record state machine of Siglo's design (§2.1), the same for every
+ * store.
+ *
+ * <pre>
+ * ABSENT --claim--> IN_PROGRESS(token, lease) --complete(token)--> COMPLETED(outcome, retention)
+ *   ^                   |  fail(token)                                  | retention expired
+ *   +-------------------+  lease expired: next claim takes it over      +--> acts as ABSENT
+ * </pre>
+ *
+ * <ul>
+ *   <li>{@link #claim} answers exactly one of {@code CLAIMED}, {@code COMPLETED} (with the stored
+ *       outcome) or {@code IN_PROGRESS}, atomically for any number of concurrent callers in any
+ *       number of processes: at most one caller holds a key's claim while its lease is live. An
+ *       in-progress claim whose lease expired is taken over by the next claim with a new token.
+ *   <li>{@link #complete}, {@link #fail} and {@link #renewLease} succeed only for the token that
+ *       holds the claim (fencing); otherwise they throw {@link IdempotencyLeaseLostException} and
+ *       change nothing. A lease that expired but was not taken over still belongs to its token.
+ *   <li>The lease (how long an in-progress claim blocks others) and the retention (how long a
+ *       completed outcome is kept) are separate durations. Expiry is decided by comparing stored
+ *       timestamps with the store's clock on every read; a backend's own TTL is only for garbage
+ *       collection.
+ *   <li>A claim of a key whose live record has a different, non-null payload fingerprint throws
+ *       {@link IdempotencyKeyReuseException}; the record is unchanged.
+ *   <li>Outcomes are stored through an {@link OutcomeCodec} (JSON, never Java serialization); an
+ *       outcome over its size limit is rejected at {@code complete} with {@link
+ *       OutcomeTooLargeException} and the record stays in progress.
+ *   <li>Keys are validated with {@code IdempotencyKeys.requireValidStoreKey}; an invalid key throws
+ *       {@link InvalidIdempotencyKeyException} before anything is written.
+ *   <li>A store that cannot be reached throws {@link IdempotencyStoreUnavailableException}
+ *       (transient).
+ * </ul>
+ *
+ * <p>Implementations must be thread-safe. Every store must pass the contract suite in {@code
+ * siglo-testkit} ({@code IdempotencyStoreContract}).
+ */
+public interface IdempotencyStore extends AutoCloseable {
+
+  /**
+   * Claims a key.
+   *
+   * @param request the key, fingerprint and lease
+   * @return {@code CLAIMED} with a token, {@code COMPLETED} with the outcome, or {@code
+   *     IN_PROGRESS}
+   * @throws IdempotencyKeyReuseException when the live record has a different fingerprint
+   * @throws InvalidIdempotencyKeyException when the key is invalid
+   * @throws IdempotencyStoreUnavailableException when the store cannot be reached
+   */
+  ClaimResult claim(ClaimRequest request);
+
+  /**
+   * Claims many keys, in one round trip where the backend allows. Each entry answers exactly what
+   * {@link #claim} would have answered, or carries the exception it would have thrown. The default
+   * calls {@link #claim} for each request.
+   *
+   * @param requests the requests, keys distinct
+   * @return one entry per request, in order
+   * @throws IdempotencyStoreUnavailableException when the store cannot be reached
+   */
+  default List<BatchClaimResult> claimAll(List<ClaimRequest> requests) {
+    List<BatchClaimResult> out = new ArrayList<>(requests.size());
+    for (ClaimRequest r : requests) {
+      try {
+        out.add(BatchClaimResult.of(r, claim(r)));
+      } catch (IdempotencyKeyReuseException | InvalidIdempotencyKeyException e) {
+        out.add(BatchClaimResult.failed(r, e));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Completes a claimed key with its outcome; the record becomes {@code COMPLETED} for the
+   * retention.
+   *
+   * @param key the key
+   * @param token the token of the claim
+   * @param outcome the outcome
+   * @param retention how long the outcome is kept; positive
+   * @throws IdempotencyLeaseLostException when the token does not hold the claim
+   * @throws OutcomeTooLargeException when the encoded outcome is over the size limit
+   * @throws IdempotencyStoreUnavailableException when the store cannot be reached
+   */
+  void complete(String key, ClaimToken token, Outcome outcome, Duration retention);
+
+  /**
+   * Releases a claim (transient failure): the record becomes absent so a retry can claim it.
+   *
+   * @param key the key
+   * @param token the token of the claim
+   * @throws IdempotencyLeaseLostException when the token does not hold the claim
+   * @throws IdempotencyStoreUnavailableException when the store cannot be reached
+   */
+  void fail(String key, ClaimToken token);
+
+  /**
+   * Extends a held claim's lease from now (heartbeat for long handlers).
+   *
+   * @param key the key
+   * @param token the token of the claim
+   * @param lease the new lease from now; positive
+   * @return the new lease expiry
+   * @throws IdempotencyLeaseLostException when the token does not hold the claim
+   * @throws IdempotencyStoreUnavailableException when the store cannot be reached
+   */
+  Instant renewLease(String key, ClaimToken token, Duration lease);
+
+  /**
+   * Reads a completed outcome.
+   *
+   * @param key the key
+   * @return the outcome when the key is completed and within retention; empty otherwise
+   * @throws IdempotencyStoreUnavailableException when the store cannot be reached
+   */
+  Optional<Outcome> getResult(String key);
+
+  /**
+   * Alias of {@link #getResult(String)}, as in the reference interface.
+   *
+   * @param key the key
+   * @return the completed outcome, if any
+   */
+  default Optional<Outcome> get(String key) {
+    return getResult(key);
+  }
+
+  /** Removes every record of this store (tests). */
+  void clear();
+
+  /** Releases the store's resources (connections). Idempotent. The default does nothing. */
+  @Override
+  default void close() {}
+}

@@ -1,0 +1,335 @@
+package dev.siglo.consumer.store;
+
+import dev.siglo.consumer.key.IdempotencyKeys;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Arrays;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * The default {@link IdempotencyStore}: records in a {@link ConcurrentHashMap} of one process, each
+ * transition one atomic {@code compute}. For a single process and for tests; use the Redis or
+ * PostgreSQL store to share records between processes.
+ *
+ * <p><b>Bounded.</b> At most {@code maxEntries} records (default {@value #DEFAULT_MAX_ENTRIES}).
+ * When a new key arrives at capacity, the store evicts the oldest <em>completed</em> records (which
+ * shortens their retention: a duplicate arriving after that eviction runs again), then expired
+ * claims; it never evicts a live claim. When every record is a live claim it refuses the new claim
+ * with {@link IdempotencyStoreUnavailableException} (transient).
+ *
+ * <p>Outcomes are stored encoded by the {@link OutcomeCodec} (size limit enforced), so no caller
+ * object is retained. Time comes from the injected {@link Clock}. Thread-safe.
+ */
+public final class InMemoryIdempotencyStore implements IdempotencyStore {
+  /** The default maximum number of records. */
+  public static final int DEFAULT_MAX_ENTRIES = 1_000_000;
+
+  private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
+  private final ConcurrentLinkedQueue<Completion> completionOrder = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger completionQueueSize = new AtomicInteger();
+  private final AtomicLong completionSequence = new AtomicLong();
+  private final Clock clock;
+  private final OutcomeCodec codec;
+  private final int maxEntries;
+
+  private InMemoryIdempotencyStore(Builder b) {
+    this.clock = b.clock;
+    this.codec = b.codec;
+    this.maxEntries = b.maxEntries;
+  }
+
+  /**
+   * @return a store with the system clock, the JSON codec and the default bound
+   */
+  public static InMemoryIdempotencyStore create() {
+    return builder().build();
+  }
+
+  /**
+   * @return a builder
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  @Override
+  public ClaimResult claim(ClaimRequest request) {
+    String key = IdempotencyKeys.requireValidStoreKey(request.key());
+    long now = clock.millis();
+    if (!entries.containsKey(key) && entries.size() >= maxEntries) {
+      makeRoom(now);
+    }
+    ClaimResult[] answer = new ClaimResult[1];
+    byte[][] completedOutcome = new byte[1][];
+    entries.compute(
+        key,
+        (k, e) -> {
+          if (e == null || e.expired(now)) {
+            ClaimToken token = ClaimToken.random();
+            long leaseEnd = now + request.lease().toMillis();
+            answer[0] =
+                new ClaimResult.Claimed(
+                    token, Instant.ofEpochMilli(leaseEnd), e != null && e.outcome == null);
+            return Entry.inProgress(token, request.fingerprint(), leaseEnd);
+          }
+          if (e.fingerprint != null
+              && request.fingerprint() != null
+              && !e.fingerprint.equals(request.fingerprint())) {
+            throw new IdempotencyKeyReuseException(
+                "key '" + k + "' was claimed before with a different payload fingerprint");
+          }
+          if (e.outcome == null) {
+            answer[0] = new ClaimResult.InProgress(Instant.ofEpochMilli(e.leaseEnd));
+          } else {
+            completedOutcome[0] = e.outcome;
+          }
+          return e;
+        });
+    // decode outside the map's lock; the encoded outcome is never mutated
+    return answer[0] != null
+        ? answer[0]
+        : new ClaimResult.Completed(codec.decode(completedOutcome[0]));
+  }
+
+  @Override
+  public void complete(String key, ClaimToken token, Outcome outcome, Duration retention) {
+    IdempotencyKeys.requireValidStoreKey(key);
+    Objects.requireNonNull(token, "token");
+    Objects.requireNonNull(outcome, "outcome");
+    requirePositive(retention, "retention");
+    byte[] encoded = codec.encode(outcome);
+    long now = clock.millis();
+    long sequence = completionSequence.incrementAndGet();
+    entries.compute(
+        key,
+        (k, e) -> {
+          requireHeldBy(k, e, token, now);
+          return Entry.completed(e.fingerprint, encoded, now + retention.toMillis(), sequence);
+        });
+    completionOrder.add(new Completion(key, sequence));
+    if (completionQueueSize.incrementAndGet() > 2 * maxEntries) {
+      dropStaleCompletions();
+    }
+  }
+
+  @Override
+  public void fail(String key, ClaimToken token) {
+    IdempotencyKeys.requireValidStoreKey(key);
+    Objects.requireNonNull(token, "token");
+    long now = clock.millis();
+    entries.compute(
+        key,
+        (k, e) -> {
+          requireHeldBy(k, e, token, now);
+          return null;
+        });
+  }
+
+  @Override
+  public Instant renewLease(String key, ClaimToken token, Duration lease) {
+    IdempotencyKeys.requireValidStoreKey(key);
+    Objects.requireNonNull(token, "token");
+    requirePositive(lease, "lease");
+    long now = clock.millis();
+    long leaseEnd = now + lease.toMillis();
+    entries.compute(
+        key,
+        (k, e) -> {
+          requireHeldBy(k, e, token, now);
+          return Entry.inProgress(token, e.fingerprint, leaseEnd);
+        });
+    return Instant.ofEpochMilli(leaseEnd);
+  }
+
+  @Override
+  public Optional<Outcome> getResult(String key) {
+    IdempotencyKeys.requireValidStoreKey(key);
+    Entry e = entries.get(key);
+    if (e == null || e.outcome == null || e.expired(clock.millis())) {
+      return Optional.empty();
+    }
+    return Optional.of(codec.decode(e.outcome));
+  }
+
+  @Override
+  public void clear() {
+    entries.clear();
+    completionOrder.clear();
+    completionQueueSize.set(0);
+  }
+
+  /**
+   * Removes every expired record now (expired records are otherwise ignored on read and replaced on
+   * claim).
+   *
+   * @return how many records were removed
+   */
+  public int purgeExpired() {
+    long now = clock.millis();
+    int[] removed = new int[1];
+    entries.forEach(
+        (k, v) -> {
+          if (v.expired(now) && entries.remove(k, v)) {
+            removed[0]++;
+          }
+        });
+    return removed[0];
+  }
+
+  /**
+   * @return the number of records held, expired ones included
+   */
+  public int size() {
+    return entries.size();
+  }
+
+  private void makeRoom(long now) {
+    while (entries.size() >= maxEntries) {
+      Completion oldest = completionOrder.poll();
+      if (oldest == null) {
+        break;
+      }
+      completionQueueSize.decrementAndGet();
+      entries.computeIfPresent(oldest.key(), (k, e) -> e.sequence == oldest.sequence() ? null : e);
+    }
+    if (entries.size() >= maxEntries) {
+      purgeExpired();
+    }
+    if (entries.size() >= maxEntries) {
+      throw new IdempotencyStoreUnavailableException(
+          "in-memory idempotency store is full: "
+              + entries.size()
+              + " live claims (maxEntries "
+              + maxEntries
+              + ")");
+    }
+  }
+
+  private void dropStaleCompletions() {
+    for (Completion head; (head = completionOrder.peek()) != null; ) {
+      Entry e = entries.get(head.key());
+      if (e != null && e.sequence == head.sequence()) {
+        return;
+      }
+      if (completionOrder.remove(head)) {
+        completionQueueSize.decrementAndGet();
+      }
+    }
+  }
+
+  private static void requireHeldBy(String key, Entry e, ClaimToken token, long now) {
+    if (e == null || e.outcome != null || !e.token.equals(token)) {
+      throw new IdempotencyLeaseLostException(
+          "claim on key '"
+              + key
+              + "' is not held by token "
+              + token
+              + (e == null ? " (no claim)" : e.outcome != null ? " (completed)" : " (taken over)"));
+    }
+  }
+
+  private static void requirePositive(Duration d, String name) {
+    Objects.requireNonNull(d, name);
+    if (d.isNegative() || d.isZero()) {
+      throw new IllegalArgumentException(name + " must be positive, was " + d);
+    }
+  }
+
+  private record Completion(String key, long sequence) {}
+
+  /** One record; immutable, replaced on every transition. */
+  private static final class Entry {
+    final ClaimToken token;
+    final String fingerprint;
+    final long leaseEnd;
+    final byte[] outcome;
+    final long retentionEnd;
+    final long sequence;
+
+    private Entry(
+        ClaimToken token,
+        String fingerprint,
+        long leaseEnd,
+        byte[] outcome,
+        long retentionEnd,
+        long sequence) {
+      this.token = token;
+      this.fingerprint = fingerprint;
+      this.leaseEnd = leaseEnd;
+      this.outcome = outcome;
+      this.retentionEnd = retentionEnd;
+      this.sequence = sequence;
+    }
+
+    static Entry inProgress(ClaimToken token, String fingerprint, long leaseEnd) {
+      return new Entry(token, fingerprint, leaseEnd, null, 0L, 0L);
+    }
+
+    static Entry completed(String fingerprint, byte[] outcome, long retentionEnd, long sequence) {
+      return new Entry(null, fingerprint, 0L, outcome, retentionEnd, sequence);
+    }
+
+    boolean expired(long now) {
+      return outcome == null ? now >= leaseEnd : now >= retentionEnd;
+    }
+
+    @Override
+    public String toString() {
+      return outcome == null
+          ? "IN_PROGRESS(" + token + ")"
+          : "COMPLETED(" + Arrays.hashCode(outcome) + ")";
+    }
+  }
+
+  /** Builds an {@link InMemoryIdempotencyStore}; every setter validates. */
+  public static final class Builder {
+    private Clock clock = Clock.systemUTC();
+    private OutcomeCodec codec = JsonOutcomeCodec.create();
+    private int maxEntries = DEFAULT_MAX_ENTRIES;
+
+    private Builder() {}
+
+    /**
+     * @param clock the clock deciding lease and retention expiry
+     * @return this builder
+     */
+    public Builder clock(Clock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * @param codec the outcome codec
+     * @return this builder
+     */
+    public Builder codec(OutcomeCodec codec) {
+      this.codec = Objects.requireNonNull(codec, "codec");
+      return this;
+    }
+
+    /**
+     * @param maxEntries the maximum number of records; positive
+     * @return this builder
+     */
+    public Builder maxEntries(int maxEntries) {
+      if (maxEntries < 1) {
+        throw new IllegalArgumentException("maxEntries must be positive, was " + maxEntries);
+      }
+      this.maxEntries = maxEntries;
+      return this;
+    }
+
+    /**
+     * @return the store
+     */
+    public InMemoryIdempotencyStore build() {
+      return new InMemoryIdempotencyStore(this);
+    }
+  }
+}

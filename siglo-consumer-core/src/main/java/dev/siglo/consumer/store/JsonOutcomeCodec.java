@@ -1,0 +1,135 @@
+package dev.siglo.consumer.store;
+
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
+import com.fasterxml.jackson.core.JsonParser;
+import com.fasterxml.jackson.core.JsonToken;
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The default {@link OutcomeCodec}: a small JSON envelope, {@code
+ * {"kind":"success","result":"<result JSON text>"}} or {@code
+ * {"kind":"declined","errorType":...,"message":...,"attributes":{...}}}, with a size limit (default
+ * {@value #DEFAULT_MAX_BYTES} bytes). Thread-safe.
+ */
+public final class JsonOutcomeCodec implements OutcomeCodec {
+  /** The default size limit of an encoded outcome: 64 KiB. */
+  public static final int DEFAULT_MAX_BYTES = 64 * 1024;
+
+  private static final JsonFactory FACTORY = new JsonFactory();
+  private static final JsonOutcomeCodec DEFAULT = new JsonOutcomeCodec(DEFAULT_MAX_BYTES);
+
+  private final int maxBytes;
+
+  private JsonOutcomeCodec(int maxBytes) {
+    this.maxBytes = maxBytes;
+  }
+
+  /**
+   * @return the codec with the default size limit
+   */
+  public static JsonOutcomeCodec create() {
+    return DEFAULT;
+  }
+
+  /**
+   * @param maxBytes the size limit of an encoded outcome; at least 256
+   * @return a codec with that limit
+   */
+  public static JsonOutcomeCodec withMaxBytes(int maxBytes) {
+    if (maxBytes < 256) {
+      throw new IllegalArgumentException("maxBytes must be at least 256, was " + maxBytes);
+    }
+    return new JsonOutcomeCodec(maxBytes);
+  }
+
+  /**
+   * @return the size limit in bytes
+   */
+  public int maxBytes() {
+    return maxBytes;
+  }
+
+  @Override
+  public byte[] encode(Outcome outcome) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream(128);
+    try (JsonGenerator g = FACTORY.createGenerator(out)) {
+      g.writeStartObject();
+      if (outcome instanceof Outcome.Success s) {
+        g.writeStringField("kind", "success");
+        g.writeStringField("result", s.resultJson());
+      } else if (outcome instanceof Outcome.Declined d) {
+        g.writeStringField("kind", "declined");
+        g.writeStringField("errorType", d.errorType());
+        g.writeStringField("message", d.message());
+        g.writeObjectFieldStart("attributes");
+        for (Map.Entry<String, String> e : d.attributes().entrySet()) {
+          g.writeStringField(e.getKey(), e.getValue());
+        }
+        g.writeEndObject();
+      } else {
+        throw new OutcomeEncodingException("unknown outcome type " + outcome.getClass().getName());
+      }
+      g.writeEndObject();
+    } catch (IOException e) {
+      throw new OutcomeEncodingException("outcome cannot be encoded as JSON: " + e.getMessage(), e);
+    }
+    if (out.size() > maxBytes) {
+      throw new OutcomeTooLargeException(
+          "encoded outcome is " + out.size() + " bytes, over the limit of " + maxBytes + " bytes");
+    }
+    return out.toByteArray();
+  }
+
+  @Override
+  public Outcome decode(byte[] bytes) {
+    if (bytes == null) {
+      throw new OutcomeEncodingException("stored outcome is null");
+    }
+    String kind = null;
+    String result = null;
+    String errorType = null;
+    String message = "";
+    Map<String, String> attributes = new LinkedHashMap<>();
+    try (JsonParser p = FACTORY.createParser(bytes)) {
+      expect(p.nextToken(), JsonToken.START_OBJECT);
+      while (p.nextToken() == JsonToken.FIELD_NAME) {
+        String field = p.currentName();
+        JsonToken value = p.nextToken();
+        switch (field) {
+          case "kind" -> kind = p.getValueAsString();
+          case "result" -> result = p.getValueAsString();
+          case "errorType" -> errorType = p.getValueAsString();
+          case "message" -> message = p.getValueAsString();
+          case "attributes" -> {
+            expect(value, JsonToken.START_OBJECT);
+            while (p.nextToken() == JsonToken.FIELD_NAME) {
+              String name = p.currentName();
+              p.nextToken();
+              attributes.put(name, p.getValueAsString());
+            }
+          }
+          default -> p.skipChildren();
+        }
+      }
+    } catch (IOException e) {
+      throw new OutcomeEncodingException("stored outcome is not valid JSON: " + e.getMessage(), e);
+    }
+    if ("success".equals(kind) && result != null) {
+      return new Outcome.Success(result);
+    }
+    if ("declined".equals(kind) && errorType != null) {
+      return new Outcome.Declined(errorType, message, attributes);
+    }
+    throw new OutcomeEncodingException("stored outcome has no valid kind: " + kind);
+  }
+
+  private static void expect(JsonToken actual, JsonToken expected) throws IOException {
+    if (actual != expected) {
+      throw new IOException("expected " + expected + " but found " + actual);
+    }
+  }
+}

@@ -1,0 +1,23 @@
+package dev.siglo.consumer.store;
+
+/**
+ * Turns outcomes into bytes for storage and back. The default is {@link JsonOutcomeCodec}; Java
+ * serialization is never used. Implementations must be thread-safe.
+ */
+public interface OutcomeCodec {
+
+  /**
+   * @param outcome the outcome
+   * @return its encoding
+   * @throws OutcomeTooLargeException when the encoding is over the codec's size limit
+   * @throws OutcomeEncodingException when the outcome cannot be encoded
+   */
+  byte[] encode(Outcome outcome);
+
+  /**
+   * @param bytes an encoding produced by {@link #encode}
+   * @return the outcome
+   * @throws OutcomeEncodingException when the bytes are not a valid encoding
+   */
+  Outcome decode(byte[] bytes);
+}

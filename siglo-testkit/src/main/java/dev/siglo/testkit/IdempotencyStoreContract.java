@@ -1,0 +1,492 @@
+package dev.siglo.testkit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.siglo.consumer.key.IdempotencyKeys;
+import dev.siglo.consumer.store.BatchClaimResult;
+import dev.siglo.consumer.store.ClaimRequest;
+import dev.siglo.consumer.store.ClaimResult;
+import dev.siglo.consumer.store.ClaimStatus;
+import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.store.IdempotencyKeyReuseException;
+import dev.siglo.consumer.store.IdempotencyLeaseLostException;
+import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.consumer.store.InvalidIdempotencyKeyException;
+import dev.siglo.consumer.store.JsonOutcomeCodec;
+import dev.siglo.consumer.store.Outcome;
+import dev.siglo.consumer.store.OutcomeTooLargeException;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The contract every {@link IdempotencyStore} must pass: the record state machine of Siglo's design
+ * (§2.1), fencing, lease and retention expiry with an injected clock, fingerprint mismatch, outcome
+ * round-trip, oversize outcomes, bad keys, the batch claim, and a concurrency race.
+ *
+ * <p>Extend it and implement {@link #createStore(MutableClock)}: the store must decide expiry with
+ * the given clock. Each test uses keys under a fresh namespace, so a store shared between tests (a
+ * real server) needs no cleaning, but {@link IdempotencyStore#clear()} is called before each test.
+ */
+public abstract class IdempotencyStoreContract {
+  /** Lease used by the tests. */
+  protected static final Duration LEASE = Duration.ofSeconds(30);
+
+  /** Retention used by the tests. */
+  protected static final Duration TTL = Duration.ofHours(1);
+
+  /** The clock the store under test must use. */
+  protected final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
+
+  /** The store under test, created before each test. */
+  protected IdempotencyStore store;
+
+  private IdempotencyKeys keys;
+
+  /**
+   * Creates the store under test.
+   *
+   * @param clock the clock the store must decide lease and retention expiry with
+   * @return a store
+   */
+  protected abstract IdempotencyStore createStore(MutableClock clock);
+
+  /**
+   * @return the store's outcome size limit in bytes (the default codec's unless overridden)
+   */
+  protected int outcomeSizeLimit() {
+    return JsonOutcomeCodec.DEFAULT_MAX_BYTES;
+  }
+
+  /**
+   * @return threads of the concurrency race
+   */
+  protected int raceThreads() {
+    return 64;
+  }
+
+  /**
+   * @return keys of the concurrency race
+   */
+  protected int raceKeys() {
+    return 1_000;
+  }
+
+  @BeforeEach
+  void createStoreUnderTest() {
+    store = createStore(clock);
+    store.clear();
+    keys =
+        IdempotencyKeys.builder()
+            .namespace("contract")
+            .version(UUID.randomUUID().toString().substring(0, 8))
+            .build();
+  }
+
+  @AfterEach
+  void closeStoreUnderTest() {
+    store.close();
+  }
+
+  /**
+   * @param raw a raw key
+   * @return the key under this test's namespace
+   */
+  protected String key(String raw) {
+    return keys.build(raw);
+  }
+
+  private ClaimRequest req(String key) {
+    return new ClaimRequest(key, null, LEASE);
+  }
+
+  private ClaimRequest req(String key, String fingerprint) {
+    return new ClaimRequest(key, fingerprint, LEASE);
+  }
+
+  private ClaimToken claimOk(String key) {
+    ClaimResult r = store.claim(req(key));
+    assertThat(r).isInstanceOf(ClaimResult.Claimed.class);
+    return ((ClaimResult.Claimed) r).token();
+  }
+
+  private static Outcome.Success success(String json) {
+    return new Outcome.Success(json);
+  }
+
+  @Test
+  void claimOfAbsentKeyIsClaimedWithTokenAndLease() {
+    String k = key("absent");
+    ClaimResult r = store.claim(req(k));
+    assertThat(r.status()).isEqualTo(ClaimStatus.CLAIMED);
+    ClaimResult.Claimed c = (ClaimResult.Claimed) r;
+    assertThat(c.token().value()).isNotBlank();
+    assertThat(c.takeover()).isFalse();
+    assertThat(c.leaseExpiresAt()).isEqualTo(clock.instant().plus(LEASE));
+  }
+
+  @Test
+  void claimWhileLeaseIsLiveIsInProgress() {
+    String k = key("live");
+    claimOk(k);
+    clock.advance(LEASE.minusMillis(1));
+    assertThat(store.claim(req(k)).status()).isEqualTo(ClaimStatus.IN_PROGRESS);
+    assertThat(store.getResult(k)).isEmpty();
+  }
+
+  @Test
+  void completeMakesRecordCompletedAndClaimReturnsOutcome() {
+    String k = key("done");
+    ClaimToken t = claimOk(k);
+    store.complete(k, t, success("{\"charge\":\"ch_1\",\"amount\":1250}"), TTL);
+    ClaimResult again = store.claim(req(k));
+    assertThat(again)
+        .isEqualTo(new ClaimResult.Completed(success("{\"charge\":\"ch_1\",\"amount\":1250}")));
+    assertThat(store.getResult(k)).contains(success("{\"charge\":\"ch_1\",\"amount\":1250}"));
+    assertThat(store.get(k)).isEqualTo(store.getResult(k));
+  }
+
+  @Test
+  void declinedOutcomeRoundTripsWithAttributes() {
+    String k = key("declined");
+    ClaimToken t = claimOk(k);
+    Outcome.Declined d =
+        new Outcome.Declined(
+            "com.acme.CardDeclinedException",
+            "card declined: \"insufficient funds\" \u00e9\u4e2d\ud83d\udcb3",
+            Map.of("code", "insufficient_funds", "gateway", "sim"));
+    store.complete(k, t, d, TTL);
+    assertThat(store.getResult(k)).contains(d);
+    assertThat(store.claim(req(k))).isEqualTo(new ClaimResult.Completed(d));
+  }
+
+  @Test
+  void getResultOfInProgressOrAbsentKeyIsEmpty() {
+    String k = key("pending");
+    assertThat(store.getResult(k)).isEmpty();
+    claimOk(k);
+    assertThat(store.getResult(k)).isEmpty();
+  }
+
+  @Test
+  void failReleasesTheClaimSoTheNextClaimWins() {
+    String k = key("released");
+    ClaimToken first = claimOk(k);
+    store.fail(k, first);
+    ClaimToken second = claimOk(k);
+    assertThat(second).isNotEqualTo(first);
+    assertThat(store.getResult(k)).isEmpty();
+  }
+
+  @Test
+  void expiredLeaseIsTakenOverWithANewToken() {
+    String k = key("abandoned");
+    ClaimToken first = claimOk(k);
+    clock.advance(LEASE);
+    ClaimResult r = store.claim(req(k));
+    assertThat(r).isInstanceOf(ClaimResult.Claimed.class);
+    ClaimResult.Claimed c = (ClaimResult.Claimed) r;
+    assertThat(c.token()).isNotEqualTo(first);
+    assertThat(c.takeover()).isTrue();
+  }
+
+  @Test
+  void staleTokenCannotCompleteFailOrRenewAfterTakeoverAndChangesNothing() {
+    String k = key("fenced");
+    ClaimToken stale = claimOk(k);
+    clock.advance(LEASE);
+    ClaimToken current = claimOk(k);
+
+    assertThatThrownBy(() -> store.complete(k, stale, success("\"late\""), TTL))
+        .isInstanceOf(IdempotencyLeaseLostException.class)
+        .hasMessageContaining(k);
+    assertThatThrownBy(() -> store.fail(k, stale))
+        .isInstanceOf(IdempotencyLeaseLostException.class);
+    assertThatThrownBy(() -> store.renewLease(k, stale, LEASE))
+        .isInstanceOf(IdempotencyLeaseLostException.class);
+
+    assertThat(store.getResult(k)).isEmpty();
+    assertThat(store.claim(req(k)).status()).isEqualTo(ClaimStatus.IN_PROGRESS);
+    store.complete(k, current, success("\"winner\""), TTL);
+    assertThat(store.getResult(k)).contains(success("\"winner\""));
+  }
+
+  @Test
+  void expiredLeaseStillBelongsToItsTokenUntilTakenOver() {
+    String k = key("slow");
+    ClaimToken t = claimOk(k);
+    clock.advance(LEASE.plusSeconds(5));
+    store.complete(k, t, success("\"slow but sole\""), TTL);
+    assertThat(store.getResult(k)).contains(success("\"slow but sole\""));
+  }
+
+  @Test
+  void completeOrFailWithoutAClaimLosesTheLease() {
+    String k = key("never-claimed");
+    ClaimToken bogus = ClaimToken.random();
+    assertThatThrownBy(() -> store.complete(k, bogus, success("1"), TTL))
+        .isInstanceOf(IdempotencyLeaseLostException.class);
+    assertThatThrownBy(() -> store.fail(k, bogus))
+        .isInstanceOf(IdempotencyLeaseLostException.class);
+    assertThatThrownBy(() -> store.renewLease(k, bogus, LEASE))
+        .isInstanceOf(IdempotencyLeaseLostException.class);
+    assertThat(store.claim(req(k)).status()).isEqualTo(ClaimStatus.CLAIMED);
+  }
+
+  @Test
+  void secondCompleteOrFailAfterCompletionIsRejectedAndOutcomeKept() {
+    String k = key("twice");
+    ClaimToken t = claimOk(k);
+    store.complete(k, t, success("\"first\""), TTL);
+    assertThatThrownBy(() -> store.complete(k, t, success("\"second\""), TTL))
+        .isInstanceOf(IdempotencyLeaseLostException.class);
+    assertThatThrownBy(() -> store.fail(k, t)).isInstanceOf(IdempotencyLeaseLostException.class);
+    assertThat(store.getResult(k)).contains(success("\"first\""));
+  }
+
+  @Test
+  void wrongTokenOfALiveClaimChangesNothing() {
+    String k = key("wrong-token");
+    ClaimToken t = claimOk(k);
+    ClaimToken other = ClaimToken.random();
+    assertThatThrownBy(() -> store.complete(k, other, success("1"), TTL))
+        .isInstanceOf(IdempotencyLeaseLostException.class);
+    assertThatThrownBy(() -> store.fail(k, other))
+        .isInstanceOf(IdempotencyLeaseLostException.class);
+    assertThat(store.claim(req(k)).status()).isEqualTo(ClaimStatus.IN_PROGRESS);
+    store.complete(k, t, success("2"), TTL);
+    assertThat(store.getResult(k)).contains(success("2"));
+  }
+
+  @Test
+  void renewLeaseExtendsTheClaimFromNow() {
+    String k = key("heartbeat");
+    ClaimToken t = claimOk(k);
+    clock.advance(Duration.ofSeconds(20));
+    Instant until = store.renewLease(k, t, LEASE);
+    assertThat(until).isEqualTo(clock.instant().plus(LEASE));
+    clock.advance(Duration.ofSeconds(20));
+    assertThat(store.claim(req(k)).status()).isEqualTo(ClaimStatus.IN_PROGRESS);
+    clock.advance(Duration.ofSeconds(10));
+    assertThat(store.claim(req(k)).status()).isEqualTo(ClaimStatus.CLAIMED);
+  }
+
+  @Test
+  void retentionExpiryMakesTheKeyAbsentAgain() {
+    String k = key("retained");
+    ClaimToken t = claimOk(k);
+    store.complete(k, t, success("\"old\""), TTL);
+    clock.advance(TTL.minusMillis(1));
+    assertThat(store.getResult(k)).contains(success("\"old\""));
+    assertThat(store.claim(req(k)).status()).isEqualTo(ClaimStatus.COMPLETED);
+    clock.advance(Duration.ofMillis(1));
+    assertThat(store.getResult(k)).isEmpty();
+    assertThat(store.claim(req(k)).status()).isEqualTo(ClaimStatus.CLAIMED);
+  }
+
+  @Test
+  void leaseAndRetentionAreIndependent() {
+    String k = key("independent");
+    ClaimToken t = claimOk(k);
+    store.complete(k, t, success("1"), Duration.ofDays(2));
+    clock.advance(LEASE.multipliedBy(100));
+    assertThat(store.claim(req(k)).status()).isEqualTo(ClaimStatus.COMPLETED);
+  }
+
+  @Test
+  void differentFingerprintOnALiveClaimIsKeyReuseAndChangesNothing() {
+    String k = key("reuse-in-progress");
+    ClaimResult r = store.claim(req(k, "fp-a"));
+    ClaimToken t = ((ClaimResult.Claimed) r).token();
+    assertThatThrownBy(() -> store.claim(req(k, "fp-b")))
+        .isInstanceOf(IdempotencyKeyReuseException.class)
+        .hasMessageContaining(k);
+    assertThat(store.claim(req(k, "fp-a")).status()).isEqualTo(ClaimStatus.IN_PROGRESS);
+    store.complete(k, t, success("1"), TTL);
+    assertThat(store.getResult(k)).contains(success("1"));
+  }
+
+  @Test
+  void differentFingerprintOnACompletedKeyIsKeyReuseAndSameFingerprintIsADuplicate() {
+    String k = key("reuse-completed");
+    ClaimToken t = ((ClaimResult.Claimed) store.claim(req(k, "fp-a"))).token();
+    store.complete(k, t, success("\"paid\""), TTL);
+    assertThatThrownBy(() -> store.claim(req(k, "fp-b")))
+        .isInstanceOf(IdempotencyKeyReuseException.class);
+    assertThat(store.claim(req(k, "fp-a")))
+        .isEqualTo(new ClaimResult.Completed(success("\"paid\"")));
+    assertThat(store.claim(req(k, null)).status()).isEqualTo(ClaimStatus.COMPLETED);
+    assertThat(store.getResult(k)).contains(success("\"paid\""));
+  }
+
+  @Test
+  void oversizeOutcomeIsRejectedAndTheRecordStaysInProgress() {
+    String k = key("oversize");
+    ClaimToken t = claimOk(k);
+    String big = "\"" + "x".repeat(outcomeSizeLimit()) + "\"";
+    assertThatThrownBy(() -> store.complete(k, t, success(big), TTL))
+        .isInstanceOf(OutcomeTooLargeException.class)
+        .hasMessageContaining(String.valueOf(outcomeSizeLimit()));
+    assertThat(store.getResult(k)).isEmpty();
+    assertThat(store.claim(req(k)).status()).isEqualTo(ClaimStatus.IN_PROGRESS);
+    String fits = "\"" + "y".repeat(outcomeSizeLimit() / 2) + "\"";
+    store.complete(k, t, success(fits), TTL);
+    assertThat(store.getResult(k)).contains(success(fits));
+  }
+
+  @Test
+  void invalidKeysAreRejectedBeforeAnythingIsWritten() {
+    List<String> bad = new ArrayList<>();
+    bad.add(null);
+    bad.add("");
+    bad.add("   ");
+    bad.add("line\nbreak");
+    bad.add("nul\u0000byte");
+    bad.add("bidi\u202eoverride");
+    bad.add("lone\ud800surrogate");
+    bad.add("k".repeat(IdempotencyKeys.MAX_STORE_KEY_LENGTH + 1));
+    ClaimToken t = ClaimToken.random();
+    for (String k : bad) {
+      assertThatThrownBy(() -> store.claim(new ClaimRequest(k, null, LEASE)))
+          .isInstanceOf(InvalidIdempotencyKeyException.class);
+      assertThatThrownBy(() -> store.complete(k, t, success("1"), TTL))
+          .isInstanceOf(InvalidIdempotencyKeyException.class);
+      assertThatThrownBy(() -> store.fail(k, t)).isInstanceOf(InvalidIdempotencyKeyException.class);
+      assertThatThrownBy(() -> store.getResult(k))
+          .isInstanceOf(InvalidIdempotencyKeyException.class);
+    }
+    String truncatedCousin = "k".repeat(IdempotencyKeys.MAX_STORE_KEY_LENGTH);
+    assertThat(store.claim(req(truncatedCousin)).status()).isEqualTo(ClaimStatus.CLAIMED);
+    assertThat(store.claim(req("line")).status()).isEqualTo(ClaimStatus.CLAIMED);
+  }
+
+  @Test
+  void keysWithQuotesAndScriptOrSqlMetacharactersAreStoredVerbatimAndDistinct() {
+    List<String> raws =
+        List.of(
+            "o'neil",
+            "\"quoted\"",
+            "'; DROP TABLE siglo_idempotency; --",
+            "redis.call('FLUSHALL')",
+            "]]..[[",
+            "%_*?[]{}$\\",
+            "emoji-\ud83d\udcb3",
+            "tab-free spaces inside");
+    Map<String, ClaimToken> tokens = new java.util.HashMap<>();
+    for (String raw : raws) {
+      tokens.put(key(raw), claimOk(key(raw)));
+    }
+    int i = 0;
+    for (String raw : raws) {
+      store.complete(key(raw), tokens.get(key(raw)), success(String.valueOf(i++)), TTL);
+    }
+    i = 0;
+    for (String raw : raws) {
+      assertThat(store.getResult(key(raw))).contains(success(String.valueOf(i++)));
+    }
+  }
+
+  @Test
+  void batchClaimAnswersLikeSingleClaims() {
+    String absent = key("b-absent");
+    String live = key("b-live");
+    String done = key("b-done");
+    String reused = key("b-reused");
+    claimOk(live);
+    ClaimToken t = claimOk(done);
+    store.complete(done, t, success("\"d\""), TTL);
+    store.claim(req(reused, "fp-1"));
+
+    List<BatchClaimResult> results =
+        store.claimAll(
+            List.of(
+                req(absent),
+                req(live),
+                req(done),
+                req(reused, "fp-2"),
+                new ClaimRequest("bad\nkey", null, LEASE)));
+
+    assertThat(results).hasSize(5);
+    assertThat(results.get(0).resultOrThrow().status()).isEqualTo(ClaimStatus.CLAIMED);
+    assertThat(results.get(1).resultOrThrow().status()).isEqualTo(ClaimStatus.IN_PROGRESS);
+    assertThat(results.get(2).resultOrThrow())
+        .isEqualTo(new ClaimResult.Completed(success("\"d\"")));
+    assertThat(results.get(3).failure()).isInstanceOf(IdempotencyKeyReuseException.class);
+    assertThat(results.get(4).failure()).isInstanceOf(InvalidIdempotencyKeyException.class);
+    for (int i = 0; i < 5; i++) {
+      assertThat(results.get(i).request()).isSameAs(results.get(i).request());
+    }
+    assertThat(store.claim(req(absent)).status()).isEqualTo(ClaimStatus.IN_PROGRESS);
+    ClaimToken batchToken = ((ClaimResult.Claimed) results.get(0).result()).token();
+    store.complete(absent, batchToken, success("\"b\""), TTL);
+    assertThat(store.getResult(absent)).contains(success("\"b\""));
+  }
+
+  @Test
+  void clearRemovesEveryRecord() {
+    String k = key("cleared");
+    ClaimToken t = claimOk(k);
+    store.complete(k, t, success("1"), TTL);
+    store.clear();
+    assertThat(store.getResult(k)).isEmpty();
+    assertThat(store.claim(req(k)).status()).isEqualTo(ClaimStatus.CLAIMED);
+  }
+
+  @Test
+  void concurrentClaimersGetExactlyOneClaimPerKey() throws Exception {
+    int threads = raceThreads();
+    int keyCount = raceKeys();
+    List<String> raceKeys = new ArrayList<>(keyCount);
+    for (int i = 0; i < keyCount; i++) {
+      raceKeys.add(key("race-" + i));
+    }
+    Map<String, AtomicInteger> claimed = new ConcurrentHashMap<>();
+    AtomicInteger answers = new AtomicInteger();
+    CountDownLatch start = new CountDownLatch(1);
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    try {
+      List<Future<?>> futures = new ArrayList<>();
+      for (int th = 0; th < threads; th++) {
+        List<String> order = new ArrayList<>(raceKeys);
+        Collections.shuffle(order, new Random(th));
+        futures.add(
+            pool.submit(
+                () -> {
+                  start.await();
+                  for (String k : order) {
+                    if (store.claim(req(k)).status() == ClaimStatus.CLAIMED) {
+                      claimed.computeIfAbsent(k, x -> new AtomicInteger()).incrementAndGet();
+                    }
+                    answers.incrementAndGet();
+                  }
+                  return null;
+                }));
+      }
+      start.countDown();
+      for (Future<?> f : futures) {
+        f.get(5, TimeUnit.MINUTES);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(answers.get()).isEqualTo(threads * keyCount);
+    assertThat(claimed).hasSize(keyCount);
+    assertThat(claimed.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+  }
+}

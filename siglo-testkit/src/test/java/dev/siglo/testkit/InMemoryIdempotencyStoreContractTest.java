@@ -1,0 +1,11 @@
+package dev.siglo.testkit;
+
+import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.consumer.store.InMemoryIdempotencyStore;
+
+class InMemoryIdempotencyStoreContractTest extends IdempotencyStoreContract {
+  @Override
+  protected IdempotencyStore createStore(MutableClock clock) {
+    return InMemoryIdempotencyStore.builder().clock(clock).build();
+  }
+}
