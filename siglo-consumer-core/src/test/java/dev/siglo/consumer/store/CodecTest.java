@@ -1,0 +1,71 @@
+package dev.siglo.consumer.store;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+class CodecTest {
+  private final JsonOutcomeCodec codec = JsonOutcomeCodec.create();
+
+  @Test
+  void outcomesRoundTripThroughJson() {
+    Outcome success =
+        new Outcome.Success("{\"receipt\":\"r-1\",\"lines\":[1,2],\"note\":\"\\\"q\\\" \u00e9\"}");
+    Outcome declined =
+        new Outcome.Declined(
+            "com.acme.CardDeclined",
+            "line1\nline2 \"quoted\" \ud83d\udcb3",
+            Map.of("code", "05", "x", ""));
+    assertThat(codec.decode(codec.encode(success))).isEqualTo(success);
+    assertThat(codec.decode(codec.encode(declined))).isEqualTo(declined);
+    assertThat(new String(codec.encode(declined), StandardCharsets.UTF_8))
+        .startsWith("{\"kind\":\"declined\"");
+  }
+
+  @Test
+  void outcomesOverTheLimitAreRejectedNamingSizes() {
+    JsonOutcomeCodec small = JsonOutcomeCodec.withMaxBytes(256);
+    Outcome fits = new Outcome.Success("\"" + "a".repeat(200) + "\"");
+    Outcome tooBig = new Outcome.Success("\"" + "a".repeat(300) + "\"");
+    assertThat(small.decode(small.encode(fits))).isEqualTo(fits);
+    assertThatThrownBy(() -> small.encode(tooBig))
+        .isInstanceOf(OutcomeTooLargeException.class)
+        .hasMessageMatching("encoded outcome is \\d+ bytes, over the limit of 256 bytes");
+    assertThatThrownBy(() -> JsonOutcomeCodec.withMaxBytes(10))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void corruptStoredBytesAreAClearError() {
+    for (String bad :
+        List.of("", "not json", "[]", "{\"kind\":\"other\"}", "{\"kind\":\"success\"}")) {
+      assertThatThrownBy(() -> codec.decode(bad.getBytes(StandardCharsets.UTF_8)))
+          .as(bad)
+          .isInstanceOf(OutcomeEncodingException.class);
+    }
+    assertThatThrownBy(() -> codec.decode(null)).isInstanceOf(OutcomeEncodingException.class);
+  }
+
+  static final class Cyclic {
+    public Cyclic self = this;
+  }
+
+  @Test
+  void resultsThatJacksonCannotEncodeOrDecodeAreAClearError() {
+    ResultCodec results = ResultCodec.json();
+    assertThatThrownBy(() -> results.encode(new Cyclic()))
+        .isInstanceOf(OutcomeEncodingException.class)
+        .hasMessageContaining(Cyclic.class.getName());
+    assertThatThrownBy(() -> results.decode("\"text\"", Integer.class))
+        .isInstanceOf(OutcomeEncodingException.class)
+        .hasMessageContaining("java.lang.Integer");
+    assertThat(results.encode(null)).isEqualTo("null");
+    assertThat(results.decode("{\"a\":1}", Void.class)).isNull();
+    Object decoded = results.decode(results.encode(Map.of("a", 1)), Object.class);
+    assertThat(decoded).isEqualTo(Map.of("a", 1));
+  }
+}
