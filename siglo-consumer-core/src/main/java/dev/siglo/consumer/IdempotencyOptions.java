@@ -1,5 +1,6 @@
 package dev.siglo.consumer;
 
+import dev.siglo.consumer.internal.Durations;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -117,7 +118,7 @@ public final class IdempotencyOptions {
      * @return this builder
      */
     public Builder ttl(Duration ttl) {
-      this.ttl = positive(ttl, "ttl");
+      this.ttl = Durations.requirePositive(ttl, "ttl");
       return this;
     }
 
@@ -126,7 +127,7 @@ public final class IdempotencyOptions {
      * @return this builder
      */
     public Builder lease(Duration lease) {
-      this.lease = positive(lease, "lease");
+      this.lease = Durations.requirePositive(lease, "lease");
       return this;
     }
 
@@ -149,7 +150,7 @@ public final class IdempotencyOptions {
      * @return this builder
      */
     public Builder pollInterval(Duration pollInterval) {
-      this.pollInterval = positive(pollInterval, "pollInterval");
+      this.pollInterval = Durations.requirePositive(pollInterval, "pollInterval");
       return this;
     }
 
@@ -167,14 +168,6 @@ public final class IdempotencyOptions {
                 + ")");
       }
       return new IdempotencyOptions(this);
-    }
-
-    private static Duration positive(Duration d, String name) {
-      Objects.requireNonNull(d, name);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(name + " must be positive, was " + d);
-      }
-      return d;
     }
   }
 }

@@ -1,7 +1,7 @@
 package dev.siglo.consumer.engine;
 
+import dev.siglo.consumer.internal.Durations;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * How transient failures are retried: {@code maxAttempts} in process (exponential backoff with
@@ -178,8 +178,8 @@ public final class RetrySettings {
      * @return this builder
      */
     public Builder backoff(Duration initial, Duration max) {
-      this.initialBackoff = positive(initial, "initialBackoff");
-      this.maxBackoff = positive(max, "maxBackoff");
+      this.initialBackoff = Durations.requirePositive(initial, "initialBackoff");
+      this.maxBackoff = Durations.requirePositive(max, "maxBackoff");
       return this;
     }
 
@@ -202,8 +202,9 @@ public final class RetrySettings {
      * @return this builder
      */
     public Builder redeliveryBackoff(Duration initial, Duration max) {
-      this.initialRedeliveryBackoff = positive(initial, "initialRedeliveryBackoff");
-      this.maxRedeliveryBackoff = positive(max, "maxRedeliveryBackoff");
+      this.initialRedeliveryBackoff =
+          Durations.requirePositive(initial, "initialRedeliveryBackoff");
+      this.maxRedeliveryBackoff = Durations.requirePositive(max, "maxRedeliveryBackoff");
       return this;
     }
 
@@ -253,14 +254,6 @@ public final class RetrySettings {
                 + ")");
       }
       return new RetrySettings(this);
-    }
-
-    private static Duration positive(Duration d, String name) {
-      Objects.requireNonNull(d, name);
-      if (d.isNegative() || d.isZero()) {
-        throw new IllegalArgumentException(name + " must be positive, was " + d);
-      }
-      return d;
     }
   }
 }

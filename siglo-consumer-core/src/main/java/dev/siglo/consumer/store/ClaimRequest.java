@@ -1,7 +1,7 @@
 package dev.siglo.consumer.store;
 
+import dev.siglo.consumer.internal.Durations;
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * One claim: the (built) key, the payload fingerprint, and the lease.
@@ -15,9 +15,6 @@ public record ClaimRequest(String key, String fingerprint, Duration lease) {
 
   /** Validates the lease. Keys are validated by the store, which reports them as bad input. */
   public ClaimRequest {
-    Objects.requireNonNull(lease, "lease");
-    if (lease.isNegative() || lease.isZero()) {
-      throw new IllegalArgumentException("lease must be positive, was " + lease);
-    }
+    Durations.requirePositive(lease, "lease");
   }
 }

@@ -1,5 +1,6 @@
 package dev.siglo.consumer.store;
 
+import dev.siglo.consumer.internal.Durations;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import java.time.Clock;
 import java.time.Duration;
@@ -102,7 +103,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     IdempotencyKeys.requireValidStoreKey(key);
     Objects.requireNonNull(token, "token");
     Objects.requireNonNull(outcome, "outcome");
-    requirePositive(retention, "retention");
+    Durations.requirePositive(retention, "retention");
     byte[] encoded = codec.encode(outcome);
     long now = clock.millis();
     long sequence = completionSequence.incrementAndGet();
@@ -135,7 +136,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
   public Instant renewLease(String key, ClaimToken token, Duration lease) {
     IdempotencyKeys.requireValidStoreKey(key);
     Objects.requireNonNull(token, "token");
-    requirePositive(lease, "lease");
+    Durations.requirePositive(lease, "lease");
     long now = clock.millis();
     long leaseEnd = now + lease.toMillis();
     entries.compute(
@@ -231,13 +232,6 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
               + "' is not held by token "
               + token
               + (e == null ? " (no claim)" : e.outcome != null ? " (completed)" : " (taken over)"));
-    }
-  }
-
-  private static void requirePositive(Duration d, String name) {
-    Objects.requireNonNull(d, name);
-    if (d.isNegative() || d.isZero()) {
-      throw new IllegalArgumentException(name + " must be positive, was " + d);
     }
   }
 

@@ -108,6 +108,20 @@ class MessageProcessorTest {
     return "receipt-" + raw + "-" + UUID.randomUUID();
   }
 
+  /** Charges, signals that it runs, then blocks until {@code finish} opens. */
+  private MessageHandler<String> blockingCharge(CountDownLatch running, CountDownLatch finish) {
+    return (payload, ctx) -> {
+      Object r = charge(payload, ctx);
+      running.countDown();
+      finish.await(30, TimeUnit.SECONDS);
+      return r;
+    };
+  }
+
+  private static IdempotencyOptions settling(Duration timeout, Duration poll) {
+    return IdempotencyOptions.custom().settleTimeout(timeout).pollInterval(poll).build();
+  }
+
   private static String keyOf(String raw) {
     return IdempotencyKeys.defaults().build(raw);
   }
@@ -481,18 +495,8 @@ class MessageProcessorTest {
     CountDownLatch finishFirst = new CountDownLatch(1);
     MessageProcessor p =
         processor(
-            (payload, ctx) -> {
-              Object r = charge(payload, ctx);
-              firstRunning.countDown();
-              finishFirst.await(30, TimeUnit.SECONDS);
-              return r;
-            },
-            b ->
-                b.options(
-                    IdempotencyOptions.custom()
-                        .settleTimeout(Duration.ofSeconds(30))
-                        .pollInterval(Duration.ofMillis(5))
-                        .build()));
+            blockingCharge(firstRunning, finishFirst),
+            b -> b.options(settling(Duration.ofSeconds(30), Duration.ofMillis(5))));
     Message m = Messages.keyed("order-settle", "{}");
     String key = keyOf("order-settle");
 
@@ -518,18 +522,8 @@ class MessageProcessorTest {
     CountDownLatch finishFirst = new CountDownLatch(1);
     MessageProcessor p =
         processor(
-            (payload, ctx) -> {
-              Object r = charge(payload, ctx);
-              firstRunning.countDown();
-              finishFirst.await(30, TimeUnit.SECONDS);
-              return r;
-            },
-            b ->
-                b.options(
-                    IdempotencyOptions.custom()
-                        .settleTimeout(Duration.ofMillis(100))
-                        .pollInterval(Duration.ofMillis(10))
-                        .build()));
+            blockingCharge(firstRunning, finishFirst),
+            b -> b.options(settling(Duration.ofMillis(100), Duration.ofMillis(10))));
     Message m = Messages.keyed("order-conflict", "{}");
 
     Future<Disposition> first = pool.submit(() -> p.process(m));
