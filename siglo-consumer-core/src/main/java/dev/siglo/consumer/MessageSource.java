@@ -14,7 +14,14 @@ import java.util.Objects;
  */
 public record MessageSource(String system, String destination, int partition, long offset) {
 
-  /** Validates the components. */
+  /**
+   * Validates the components.
+   *
+   * @param system see the record component
+   * @param destination see the record component
+   * @param partition see the record component
+   * @param offset see the record component
+   */
   public MessageSource {
     Objects.requireNonNull(system, "system");
     Objects.requireNonNull(destination, "destination");

@@ -12,7 +12,13 @@ import java.util.Objects;
  * @param rule a description of the rule that matched, or {@code default}
  */
 public record Classification(ErrorClass errorClass, Throwable decisive, String rule) {
-  /** Validates the components. */
+  /**
+   * Validates the components.
+   *
+   * @param errorClass see the record component
+   * @param decisive see the record component
+   * @param rule see the record component
+   */
   public Classification {
     Objects.requireNonNull(errorClass, "errorClass");
     Objects.requireNonNull(decisive, "decisive");

@@ -16,7 +16,13 @@ import java.util.regex.Pattern;
 public record ClassificationRule(
     String description, Predicate<Throwable> matcher, ErrorClass errorClass) {
 
-  /** Validates the components. */
+  /**
+   * Validates the components.
+   *
+   * @param description see the record component
+   * @param matcher see the record component
+   * @param errorClass see the record component
+   */
   public ClassificationRule {
     Objects.requireNonNull(description, "description");
     Objects.requireNonNull(matcher, "matcher");

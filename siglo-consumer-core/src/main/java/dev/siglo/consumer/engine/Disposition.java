@@ -41,7 +41,12 @@ public sealed interface Disposition
    * @param outcome the (fresh or cached) successful outcome
    */
   record Ack(AckReason reason, Outcome.Success outcome) implements Disposition {
-    /** Validates. */
+    /**
+     * Validates.
+     *
+     * @param reason see the record component
+     * @param outcome see the record component
+     */
     public Ack {
       Objects.requireNonNull(reason, "reason");
       Objects.requireNonNull(outcome, "outcome");
@@ -58,7 +63,13 @@ public sealed interface Disposition
    */
   record AckDeclined(Outcome.Declined decline, boolean replayed, Throwable cause)
       implements Disposition {
-    /** Validates. */
+    /**
+     * Validates.
+     *
+     * @param decline see the record component
+     * @param replayed see the record component
+     * @param cause see the record component
+     */
     public AckDeclined {
       Objects.requireNonNull(decline, "decline");
     }
@@ -73,7 +84,13 @@ public sealed interface Disposition
    * @param attempts in-process attempts made in this delivery
    */
   record NackRetry(Duration delay, Throwable cause, int attempts) implements Disposition {
-    /** Validates. */
+    /**
+     * Validates.
+     *
+     * @param delay see the record component
+     * @param cause see the record component
+     * @param attempts see the record component
+     */
     public NackRetry {
       Objects.requireNonNull(delay, "delay");
       Objects.requireNonNull(cause, "cause");
@@ -92,7 +109,14 @@ public sealed interface Disposition
   record DeadLetter(
       DeadLetterReason reason, ErrorClass classification, Throwable cause, int attempts)
       implements Disposition {
-    /** Validates. */
+    /**
+     * Validates.
+     *
+     * @param reason see the record component
+     * @param classification see the record component
+     * @param cause see the record component
+     * @param attempts see the record component
+     */
     public DeadLetter {
       Objects.requireNonNull(reason, "reason");
       Objects.requireNonNull(classification, "classification");

@@ -13,7 +13,13 @@ import java.util.Objects;
  */
 public record BatchClaimResult(ClaimRequest request, ClaimResult result, RuntimeException failure) {
 
-  /** Checks that exactly one of result and failure is set. */
+  /**
+   * Checks that exactly one of result and failure is set.
+   *
+   * @param request see the record component
+   * @param result see the record component
+   * @param failure see the record component
+   */
   public BatchClaimResult {
     Objects.requireNonNull(request, "request");
     if ((result == null) == (failure == null)) {

@@ -13,7 +13,13 @@ import java.time.Duration;
  */
 public record ClaimRequest(String key, String fingerprint, Duration lease) {
 
-  /** Validates the lease. Keys are validated by the store, which reports them as bad input. */
+  /**
+   * Validates the lease. Keys are validated by the store, which reports them as bad input.
+   *
+   * @param key see the record component
+   * @param fingerprint see the record component
+   * @param lease see the record component
+   */
   public ClaimRequest {
     Durations.requirePositive(lease, "lease");
   }

@@ -23,7 +23,13 @@ public sealed interface ClaimResult
    */
   record Claimed(ClaimToken token, Instant leaseExpiresAt, boolean takeover)
       implements ClaimResult {
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param token see the record component
+     * @param leaseExpiresAt see the record component
+     * @param takeover see the record component
+     */
     public Claimed {
       Objects.requireNonNull(token, "token");
       Objects.requireNonNull(leaseExpiresAt, "leaseExpiresAt");
@@ -41,7 +47,11 @@ public sealed interface ClaimResult
    * @param outcome the stored outcome
    */
   record Completed(Outcome outcome) implements ClaimResult {
-    /** Validates the outcome. */
+    /**
+     * Validates the outcome.
+     *
+     * @param outcome see the record component
+     */
     public Completed {
       Objects.requireNonNull(outcome, "outcome");
     }
@@ -58,7 +68,11 @@ public sealed interface ClaimResult
    * @param leaseExpiresAt when that claim's lease ends unless renewed
    */
   record InProgress(Instant leaseExpiresAt) implements ClaimResult {
-    /** Validates the components. */
+    /**
+     * Validates the components.
+     *
+     * @param leaseExpiresAt see the record component
+     */
     public InProgress {
       Objects.requireNonNull(leaseExpiresAt, "leaseExpiresAt");
     }

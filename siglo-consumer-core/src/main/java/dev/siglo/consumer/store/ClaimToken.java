@@ -18,7 +18,11 @@ public record ClaimToken(String value) {
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final HexFormat HEX = HexFormat.of();
 
-  /** Validates the value. */
+  /**
+   * Validates the value.
+   *
+   * @param value see the record component
+   */
   public ClaimToken {
     Objects.requireNonNull(value, "value");
     if (value.isBlank()) {

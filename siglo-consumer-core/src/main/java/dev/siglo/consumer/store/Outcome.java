@@ -16,7 +16,11 @@ public sealed interface Outcome permits Outcome.Success, Outcome.Declined {
    * @param resultJson the result encoded as JSON text ({@code null} is encoded as {@code "null"})
    */
   record Success(String resultJson) implements Outcome {
-    /** Validates the result. */
+    /**
+     * Validates the result.
+     *
+     * @param resultJson see the record component
+     */
     public Success {
       Objects.requireNonNull(resultJson, "resultJson");
     }
@@ -31,7 +35,13 @@ public sealed interface Outcome permits Outcome.Success, Outcome.Declined {
    */
   record Declined(String errorType, String message, Map<String, String> attributes)
       implements Outcome {
-    /** Validates and copies. */
+    /**
+     * Validates and copies.
+     *
+     * @param errorType see the record component
+     * @param message see the record component
+     * @param attributes see the record component
+     */
     public Declined {
       Objects.requireNonNull(errorType, "errorType");
       message = message == null ? "" : message;
