@@ -11,5 +11,10 @@ public enum DeadLetterReason {
   /** The key was used before with a different payload. */
   KEY_REUSE,
   /** A transient failure persisted through the maximum number of deliveries. */
-  RETRIES_EXHAUSTED
+  RETRIES_EXHAUSTED,
+  /**
+   * A permanent failure outside the handler: the store rejected the key or holds a record it cannot
+   * read. Nothing is cached; the message needs an operator.
+   */
+  UNPROCESSABLE
 }

@@ -151,18 +151,24 @@ public final class DefaultMessageProcessor<T> implements MessageProcessor {
           events.emit(new SigloEvent.Conflict(message, key, config.options().settleTimeout()));
         }
         if (classifier.classify(e) == ErrorClass.PERMANENT) {
-          // only reachable for failures outside the claim lifecycle (the invoker turns permanent
-          // failures of the handler into cached declines)
-          return deadLetter(message, key, DeadLetterReason.RETRIES_EXHAUSTED, e, attempt);
+          // the invoker turns permanent failures of the handler into cached declines; what arrives
+          // here failed outside it (the store rejected the key or cannot read the record)
+          return deadLetter(
+              message, key, DeadLetterReason.UNPROCESSABLE, ErrorClass.PERMANENT, e, attempt);
+        }
+        if (Thread.currentThread().isInterrupted()) {
+          return nack(message, key, e, attempt);
         }
         long start = System.nanoTime();
         try {
           context.onError(e);
         } catch (Exception exhausted) {
-          return nackOrDeadLetter(message, key, e, attempt);
+          return Thread.currentThread().isInterrupted()
+              ? nack(message, key, e, attempt)
+              : nackOrDeadLetter(message, key, e, attempt);
         }
         if (Thread.currentThread().isInterrupted()) {
-          return nackOrDeadLetter(message, key, e, attempt);
+          return nack(message, key, e, attempt);
         }
         log.debug(
             "{} key '{}': attempt {} failed transiently ({}); retrying",
@@ -258,11 +264,16 @@ public final class DefaultMessageProcessor<T> implements MessageProcessor {
   }
 
   private Disposition nackOrDeadLetter(Message message, String key, Exception cause, int attempts) {
-    int delivery = message.deliveryAttempt();
-    if (delivery >= config.retry().maxDeliveries()) {
-      return deadLetter(message, key, DeadLetterReason.RETRIES_EXHAUSTED, cause, attempts);
+    if (message.deliveryAttempt() >= config.retry().maxDeliveries()) {
+      return deadLetter(
+          message, key, DeadLetterReason.RETRIES_EXHAUSTED, ErrorClass.TRANSIENT, cause, attempts);
     }
-    Duration delay = Duration.ofMillis(redeliveryBackoff.apply(delivery));
+    return nack(message, key, cause, attempts);
+  }
+
+  /** Redeliver later. Also the answer when the worker is interrupted: a stop never dead-letters. */
+  private Disposition nack(Message message, String key, Exception cause, int attempts) {
+    Duration delay = Duration.ofMillis(redeliveryBackoff.apply(message.deliveryAttempt()));
     log.info(
         "{} key '{}': transient failure after {} attempt(s) ({}); redeliver in {}",
         message,
@@ -278,8 +289,16 @@ public final class DefaultMessageProcessor<T> implements MessageProcessor {
 
   private Disposition deadLetter(
       Message message, String key, DeadLetterReason reason, Exception cause, int attempts) {
-    ErrorClass errorClass =
-        reason == DeadLetterReason.RETRIES_EXHAUSTED ? ErrorClass.TRANSIENT : ErrorClass.PERMANENT;
+    return deadLetter(message, key, reason, ErrorClass.PERMANENT, cause, attempts);
+  }
+
+  private Disposition deadLetter(
+      Message message,
+      String key,
+      DeadLetterReason reason,
+      ErrorClass errorClass,
+      Exception cause,
+      int attempts) {
     log.warn(
         "{} key '{}': dead-lettered ({}): {}",
         message,

@@ -167,6 +167,13 @@ final class IdempotentInvoker {
       try {
         store.complete(key, token, outcome, ttl);
         return;
+      } catch (IdempotencyLeaseLostException e) {
+        log.warn(
+            "key '{}' ran past its lease and another execution took it over: its effects may have"
+                + " run twice; lengthen the lease or renew it ({})",
+            key,
+            e.getMessage());
+        throw e;
       } catch (IdempotencyStoreUnavailableException e) {
         log.warn(
             "completing key '{}' failed (store unavailable: {}); retrying in {} ms",

@@ -14,6 +14,7 @@ import dev.siglo.consumer.TransientException;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.event.SigloEvent;
+import dev.siglo.consumer.key.Fingerprints;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.key.MissingIdempotencyKeyException;
 import dev.siglo.consumer.key.MissingKeyPolicy;
@@ -25,8 +26,11 @@ import dev.siglo.consumer.store.ClaimStatus;
 import dev.siglo.consumer.store.IdempotencyConflictException;
 import dev.siglo.consumer.store.IdempotencyKeyReuseException;
 import dev.siglo.consumer.store.IdempotencyStoreUnavailableException;
+import dev.siglo.consumer.store.InMemoryIdempotencyStore;
 import dev.siglo.consumer.store.InvalidIdempotencyKeyException;
+import dev.siglo.consumer.store.JsonOutcomeCodec;
 import dev.siglo.consumer.store.Outcome;
+import dev.siglo.consumer.store.OutcomeCodec;
 import dev.siglo.consumer.store.OutcomeEncodingException;
 import dev.siglo.consumer.store.OutcomeTooLargeException;
 import java.nio.charset.StandardCharsets;
@@ -44,7 +48,9 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Consumer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -788,5 +794,80 @@ class MessageProcessorTest {
         .isEqualTo(
             new Disposition.Ack(
                 Disposition.AckReason.PROCESSED, new Outcome.Success("{\"charged\":1250}")));
+  }
+
+  @Test
+  void interruptDuringInProcessBackoffNacksPromptlyAndNeverDeadLettersEvenOnTheLastDelivery()
+      throws Exception {
+    CountDownLatch failedOnce = new CountDownLatch(1);
+    MessageProcessor p =
+        processor(
+            (payload, ctx) -> {
+              failedOnce.countDown();
+              throw new TransientException("gateway timed out");
+            },
+            b ->
+                b.retry(
+                    RetrySettings.custom()
+                        .maxAttempts(5)
+                        .backoff(Duration.ofMinutes(5), Duration.ofMinutes(5))
+                        .maxDeliveries(1)
+                        .build()));
+    AtomicReference<Disposition> disposition = new AtomicReference<>();
+    AtomicBoolean interruptedAfter = new AtomicBoolean();
+    Thread worker =
+        new Thread(
+            () -> {
+              disposition.set(p.process(Messages.keyed("order-shutdown", "{}")));
+              interruptedAfter.set(Thread.currentThread().isInterrupted());
+            },
+            "worker-under-test");
+    worker.start();
+    assertThat(failedOnce.await(30, TimeUnit.SECONDS)).isTrue();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> worker.getState() == Thread.State.TIMED_WAITING);
+    worker.interrupt();
+    worker.join(30_000);
+
+    assertThat(worker.isAlive()).isFalse();
+    assertThat(disposition.get()).isInstanceOf(Disposition.NackRetry.class);
+    assertThat(interruptedAfter).as("the interrupt is restored for the runtime").isTrue();
+    assertThat(count(SigloEvent.DeadLettered.class)).isZero();
+    assertThat(store.claim(new ClaimRequest(keyOf("order-shutdown"), null, Duration.ofSeconds(1))))
+        .as("the claim was released")
+        .isInstanceOf(ClaimResult.Claimed.class);
+  }
+
+  @Test
+  void anUnreadableStoredRecordIsDeadLetteredAsUnprocessableWithoutRunningTheHandler() {
+    OutcomeCodec corrupting =
+        new OutcomeCodec() {
+          @Override
+          public byte[] encode(Outcome outcome) {
+            return "{\"kind\":\"garbage\"}".getBytes(StandardCharsets.UTF_8);
+          }
+
+          @Override
+          public Outcome decode(byte[] bytes) {
+            return JsonOutcomeCodec.create().decode(bytes);
+          }
+        };
+    InMemoryIdempotencyStore broken = InMemoryIdempotencyStore.builder().codec(corrupting).build();
+    String key = keyOf("order-corrupt");
+    ClaimResult.Claimed c =
+        (ClaimResult.Claimed) broken.claim(new ClaimRequest(key, null, Duration.ofSeconds(5)));
+    broken.complete(key, c.token(), new Outcome.Success("1"), Duration.ofHours(1));
+    MessageProcessor p =
+        processor(this::charge, b -> b.store(broken).fingerprint(Fingerprints.none()));
+
+    Disposition d = p.process(Messages.keyed("order-corrupt", "{}"));
+
+    assertThat(d).isInstanceOf(Disposition.DeadLetter.class);
+    Disposition.DeadLetter dl = (Disposition.DeadLetter) d;
+    assertThat(dl.reason()).isEqualTo(DeadLetterReason.UNPROCESSABLE);
+    assertThat(dl.classification()).isEqualTo(ErrorClass.PERMANENT);
+    assertThat(dl.cause()).isInstanceOf(OutcomeEncodingException.class);
+    assertThat(effects("order-corrupt")).isZero();
   }
 }
