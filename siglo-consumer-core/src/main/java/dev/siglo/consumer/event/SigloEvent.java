@@ -44,8 +44,10 @@ public sealed interface SigloEvent
    * @param message the message
    * @param key the key
    * @param outcome the cached outcome
+   * @param settled whether it found the key in progress and waited for it to settle
    */
-  record Duplicate(Message message, String key, Outcome outcome) implements SigloEvent {}
+  record Duplicate(Message message, String key, Outcome outcome, boolean settled)
+      implements SigloEvent {}
 
   /**
    * A permanent failure was cached as a decline (or a cached decline was replayed).

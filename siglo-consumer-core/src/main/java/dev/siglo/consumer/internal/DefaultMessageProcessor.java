@@ -215,7 +215,8 @@ public final class DefaultMessageProcessor<T> implements MessageProcessor {
       }
       return new Disposition.AckDeclined(declined.decline(), false, declined.cause());
     }
-    Outcome outcome = ((Invocation.Replayed<Object>) result).outcome();
+    Invocation.Replayed<Object> replayed = (Invocation.Replayed<Object>) result;
+    Outcome outcome = replayed.outcome();
     if (outcome instanceof Outcome.Declined decline) {
       log.debug("{} key '{}': duplicate of a declined message; decline replayed", message, key);
       if (events.enabled()) {
@@ -225,7 +226,7 @@ public final class DefaultMessageProcessor<T> implements MessageProcessor {
     }
     log.debug("{} key '{}': duplicate; cached result returned", message, key);
     if (events.enabled()) {
-      events.emit(new SigloEvent.Duplicate(message, key, outcome));
+      events.emit(new SigloEvent.Duplicate(message, key, outcome, replayed.settled()));
     }
     return new Disposition.Ack(Disposition.AckReason.DUPLICATE, (Outcome.Success) outcome);
   }

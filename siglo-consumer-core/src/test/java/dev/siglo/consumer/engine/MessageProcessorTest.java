@@ -192,6 +192,10 @@ class MessageProcessorTest {
     assertThat(store.totalAnswers(ClaimStatus.IN_PROGRESS))
         .as("duplicates found the first copy in flight and waited for it to settle")
         .isPositive();
+    assertThat(events)
+        .filteredOn(e -> e instanceof SigloEvent.Duplicate d && d.settled())
+        .as("duplicate events say they settled on an in-flight execution")
+        .isNotEmpty();
     assertThat(count(SigloEvent.Conflict.class)).isZero();
   }
 
