@@ -1,0 +1,399 @@
+package dev.siglo.store.redis;
+
+import dev.siglo.consumer.SigloConfigurationException;
+import dev.siglo.consumer.internal.Durations;
+import dev.siglo.consumer.key.IdempotencyKeys;
+import dev.siglo.consumer.store.BatchClaimResult;
+import dev.siglo.consumer.store.ClaimRequest;
+import dev.siglo.consumer.store.ClaimResult;
+import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.store.IdempotencyKeyReuseException;
+import dev.siglo.consumer.store.IdempotencyLeaseLostException;
+import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.consumer.store.IdempotencyStoreUnavailableException;
+import dev.siglo.consumer.store.InvalidIdempotencyKeyException;
+import dev.siglo.consumer.store.Outcome;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+import redis.clients.jedis.ConnectionPoolConfig;
+import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisAccessControlException;
+import redis.clients.jedis.exceptions.JedisConnectionException;
+import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
+import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.resps.ScanResult;
+
+/**
+ * An {@link IdempotencyStore} on Redis 6.2+ (jedis). One Redis hash per record ({@code
+ * <prefix><key>}: state, token, fingerprint, lease end, retention end, outcome); every state change
+ * is one Lua script that checks the owner token and the stored timestamps, so the store is correct
+ * under any interleaving of processes. Keys and values are script arguments, never script text.
+ *
+ * <p>Expiry is decided by the stored timestamps against the Redis server's clock ({@code TIME}),
+ * one clock for all processes, unless {@link RedisStoreConfig.Builder#clock} injects one (tests).
+ * Redis's own key expiry ({@code PEXPIRE}, lifetime plus a grace) only collects garbage.
+ *
+ * <p>{@link #claimAll} claims a whole batch in one script call (one round trip). Connections come
+ * from a pool created once; a connection failure or timeout becomes {@link
+ * IdempotencyStoreUnavailableException} with the cause attached, and the store recovers by itself
+ * when Redis comes back. Rejected credentials become a {@link SigloConfigurationException} that
+ * never contains the password. Thread-safe.
+ */
+public final class RedisIdempotencyStore implements IdempotencyStore {
+  private static final RedisScript CLAIM = RedisScript.load("claim");
+  private static final RedisScript COMPLETE = RedisScript.load("complete");
+  private static final RedisScript FAIL = RedisScript.load("fail");
+  private static final RedisScript RENEW = RedisScript.load("renew");
+  private static final RedisScript GET = RedisScript.load("get");
+  private static final byte[] SERVER_CLOCK = new byte[0];
+
+  private final RedisStoreConfig config;
+  private final UnifiedJedis redis;
+  private final byte[] prefix;
+  private final byte[] grace;
+  private final AtomicBoolean closed = new AtomicBoolean();
+
+  private RedisIdempotencyStore(RedisStoreConfig config, UnifiedJedis redis) {
+    this.config = config;
+    this.redis = redis;
+    this.prefix = config.keyPrefix().getBytes(StandardCharsets.UTF_8);
+    this.grace = number(config.gcGrace().toMillis());
+  }
+
+  /**
+   * Creates the store and its connection pool. No connection is made until the first operation (see
+   * {@link #checkConnection()}).
+   *
+   * @param config the settings
+   * @return the store
+   */
+  public static RedisIdempotencyStore create(RedisStoreConfig config) {
+    Objects.requireNonNull(config, "config");
+    DefaultJedisClientConfig.Builder client =
+        DefaultJedisClientConfig.builder()
+            .connectionTimeoutMillis(Math.toIntExact(config.connectTimeout().toMillis()))
+            .socketTimeoutMillis(Math.toIntExact(config.socketTimeout().toMillis()))
+            .database(config.database())
+            .clientName("siglo");
+    if (config.tls() != null) {
+      client.sslOptions(config.tls());
+    }
+    if (config.password() != null) {
+      client.user(config.user()).password(config.password());
+    }
+    ConnectionPoolConfig pool = new ConnectionPoolConfig();
+    pool.setMaxTotal(config.poolSize());
+    pool.setMaxIdle(config.poolSize());
+    pool.setMinIdle(0);
+    pool.setMaxWait(config.socketTimeout());
+    pool.setBlockWhenExhausted(true);
+    pool.setJmxEnabled(false);
+    RedisClient redis =
+        RedisClient.builder()
+            .hostAndPort(config.host(), config.port())
+            .clientConfig(client.build())
+            .poolConfig(pool)
+            .build();
+    return new RedisIdempotencyStore(config, redis);
+  }
+
+  /**
+   * Checks that Redis answers and accepts the credentials.
+   *
+   * @throws IdempotencyStoreUnavailableException when Redis cannot be reached
+   * @throws SigloConfigurationException when Redis rejects the credentials
+   */
+  public void checkConnection() {
+    call("PING", () -> redis.ping());
+  }
+
+  @Override
+  public ClaimResult claim(ClaimRequest request) {
+    return claimAll(List.of(request)).get(0).resultOrThrow();
+  }
+
+  @Override
+  public List<BatchClaimResult> claimAll(List<ClaimRequest> requests) {
+    List<BatchClaimResult> out = new ArrayList<>(requests.size());
+    List<ClaimRequest> valid = new ArrayList<>(requests.size());
+    List<byte[]> keys = new ArrayList<>(requests.size());
+    List<byte[]> args = new ArrayList<>(2 + 3 * requests.size());
+    args.add(now());
+    args.add(grace);
+    List<ClaimToken> tokens = new ArrayList<>(requests.size());
+    for (ClaimRequest r : requests) {
+      try {
+        keys.add(redisKey(r.key()));
+      } catch (InvalidIdempotencyKeyException e) {
+        continue;
+      }
+      ClaimToken token = ClaimToken.random();
+      valid.add(r);
+      tokens.add(token);
+      args.add(bytes(token.value()));
+      args.add(r.fingerprint() == null ? new byte[0] : bytes(r.fingerprint()));
+      args.add(number(r.lease().toMillis()));
+    }
+    List<?> answers =
+        valid.isEmpty() ? List.of() : (List<?>) call("claim", () -> CLAIM.run(redis, keys, args));
+    int v = 0;
+    for (ClaimRequest r : requests) {
+      if (v < valid.size() && valid.get(v) == r) {
+        out.add(answer(r, tokens.get(v), (List<?>) answers.get(v)));
+        v++;
+      } else {
+        try {
+          redisKey(r.key());
+          throw new IllegalStateException("unreachable");
+        } catch (InvalidIdempotencyKeyException e) {
+          out.add(BatchClaimResult.failed(r, e));
+        }
+      }
+    }
+    return out;
+  }
+
+  private BatchClaimResult answer(ClaimRequest r, ClaimToken token, List<?> answer) {
+    String kind = text(answer.get(0));
+    switch (kind) {
+      case "K":
+        return BatchClaimResult.of(
+            r,
+            new ClaimResult.Claimed(
+                token, instant(answer.get(1)), "1".equals(text(answer.get(2)))));
+      case "C":
+        return BatchClaimResult.of(
+            r, new ClaimResult.Completed(config.codec().decode((byte[]) answer.get(1))));
+      case "P":
+        return BatchClaimResult.of(r, new ClaimResult.InProgress(instant(answer.get(1))));
+      case "R":
+        return BatchClaimResult.failed(
+            r,
+            new IdempotencyKeyReuseException(
+                "key '" + r.key() + "' was claimed before with a different payload fingerprint"));
+      default:
+        throw new IllegalStateException(
+            "unexpected claim answer " + kind + " for key '" + r.key() + "'");
+    }
+  }
+
+  @Override
+  public void complete(String key, ClaimToken token, Outcome outcome, Duration retention) {
+    byte[] k = redisKey(key);
+    Objects.requireNonNull(token, "token");
+    Objects.requireNonNull(outcome, "outcome");
+    Durations.requirePositive(retention, "retention");
+    byte[] encoded = config.codec().encode(outcome);
+    Object done =
+        call(
+            "complete",
+            () ->
+                COMPLETE.run(
+                    redis,
+                    List.of(k),
+                    List.of(
+                        now(),
+                        bytes(token.value()),
+                        encoded,
+                        number(retention.toMillis()),
+                        grace)));
+    if (!Long.valueOf(1L).equals(done)) {
+      throw leaseLost(key, token);
+    }
+  }
+
+  @Override
+  public void fail(String key, ClaimToken token) {
+    byte[] k = redisKey(key);
+    Objects.requireNonNull(token, "token");
+    Object done = call("fail", () -> FAIL.run(redis, List.of(k), List.of(bytes(token.value()))));
+    if (!Long.valueOf(1L).equals(done)) {
+      throw leaseLost(key, token);
+    }
+  }
+
+  @Override
+  public Instant renewLease(String key, ClaimToken token, Duration lease) {
+    byte[] k = redisKey(key);
+    Objects.requireNonNull(token, "token");
+    Durations.requirePositive(lease, "lease");
+    Object leaseEnd =
+        call(
+            "renew",
+            () ->
+                RENEW.run(
+                    redis,
+                    List.of(k),
+                    List.of(now(), bytes(token.value()), number(lease.toMillis()), grace)));
+    if (leaseEnd == null) {
+      throw leaseLost(key, token);
+    }
+    return instant(leaseEnd);
+  }
+
+  @Override
+  public Optional<Outcome> getResult(String key) {
+    byte[] k = redisKey(key);
+    Object outcome = call("get", () -> GET.run(redis, List.of(k), List.of(now())));
+    return outcome == null
+        ? Optional.empty()
+        : Optional.of(config.codec().decode((byte[]) outcome));
+  }
+
+  /** Deletes every key under this store's key prefix (and nothing else). */
+  @Override
+  public void clear() {
+    byte[] pattern = bytes(globEscape(config.keyPrefix()) + "*");
+    call(
+        "clear",
+        () -> {
+          byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
+          ScanParams params = new ScanParams().match(pattern).count(1000);
+          do {
+            ScanResult<byte[]> page = redis.scan(cursor, params);
+            List<byte[]> found = page.getResult();
+            if (!found.isEmpty()) {
+              redis.unlink(found.toArray(new byte[0][]));
+            }
+            cursor = page.getCursorAsBytes();
+          } while (!java.util.Arrays.equals(cursor, ScanParams.SCAN_POINTER_START_BINARY));
+          return null;
+        });
+  }
+
+  /** Closes the connection pool. Idempotent. */
+  @Override
+  public void close() {
+    if (closed.compareAndSet(false, true)) {
+      redis.close();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RedisIdempotencyStore[" + config + "]";
+  }
+
+  private byte[] redisKey(String key) {
+    IdempotencyKeys.requireValidStoreKey(key);
+    byte[] k = bytes(key);
+    byte[] full = new byte[prefix.length + k.length];
+    System.arraycopy(prefix, 0, full, 0, prefix.length);
+    System.arraycopy(k, 0, full, prefix.length, k.length);
+    return full;
+  }
+
+  private byte[] now() {
+    return config.clock() == null ? SERVER_CLOCK : number(config.clock().millis());
+  }
+
+  private <T> T call(String operation, Supplier<T> body) {
+    if (closed.get()) {
+      throw new IllegalStateException("the Redis idempotency store is closed");
+    }
+    try {
+      return body.get();
+    } catch (JedisAccessControlException e) {
+      throw new SigloConfigurationException(
+          "Redis at "
+              + config.host()
+              + ":"
+              + config.port()
+              + " rejected the credentials of user '"
+              + (config.user() == null ? "default" : config.user())
+              + "' ("
+              + firstWord(e.getMessage())
+              + ")");
+    } catch (JedisConnectionException e) {
+      throw unavailable(operation, e);
+    } catch (JedisDataException e) {
+      String msg = String.valueOf(e.getMessage());
+      if (msg.startsWith("NOAUTH")) {
+        throw new SigloConfigurationException(
+            "Redis at "
+                + config.host()
+                + ":"
+                + config.port()
+                + " requires a password and none was configured");
+      }
+      if (msg.startsWith("LOADING")
+          || msg.startsWith("BUSY")
+          || msg.startsWith("TRYAGAIN")
+          || msg.startsWith("READONLY")
+          || msg.startsWith("MASTERDOWN")
+          || msg.startsWith("CLUSTERDOWN")) {
+        throw unavailable(operation, e);
+      }
+      throw new IllegalStateException("Redis rejected the " + operation + " script: " + msg, e);
+    } catch (JedisException e) {
+      throw unavailable(operation, e);
+    }
+  }
+
+  private IdempotencyStoreUnavailableException unavailable(String operation, Exception cause) {
+    return new IdempotencyStoreUnavailableException(
+        "Redis at "
+            + config.host()
+            + ":"
+            + config.port()
+            + " unavailable during "
+            + operation
+            + ": "
+            + cause.getMessage(),
+        cause);
+  }
+
+  private static IdempotencyLeaseLostException leaseLost(String key, ClaimToken token) {
+    return new IdempotencyLeaseLostException(
+        "claim on key '"
+            + key
+            + "' is not held by token "
+            + token
+            + " (released, completed or taken over)");
+  }
+
+  private static String firstWord(String message) {
+    if (message == null) {
+      return "rejected";
+    }
+    int space = message.indexOf(' ');
+    return space < 0 ? message : message.substring(0, space);
+  }
+
+  private static String globEscape(String s) {
+    StringBuilder sb = new StringBuilder(s.length() + 4);
+    for (char c : s.toCharArray()) {
+      if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+        sb.append('\\');
+      }
+      sb.append(c);
+    }
+    return sb.toString();
+  }
+
+  private static byte[] bytes(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  private static byte[] number(long n) {
+    return Long.toString(n).getBytes(StandardCharsets.US_ASCII);
+  }
+
+  private static String text(Object o) {
+    return o instanceof byte[] b ? new String(b, StandardCharsets.UTF_8) : String.valueOf(o);
+  }
+
+  private static Instant instant(Object millis) {
+    return Instant.ofEpochMilli(Long.parseLong(text(millis)));
+  }
+}

@@ -1,0 +1,345 @@
+package dev.siglo.store.redis;
+
+import dev.siglo.consumer.internal.Durations;
+import dev.siglo.consumer.store.JsonOutcomeCodec;
+import dev.siglo.consumer.store.OutcomeCodec;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import redis.clients.jedis.SslOptions;
+
+/**
+ * Settings of a {@link RedisIdempotencyStore}, immutable once built. Every setter validates its
+ * argument. The password is never printed: {@link #toString()} masks it.
+ *
+ * <p>Defaults: {@code 127.0.0.1:6379}, database 0, key prefix {@value #DEFAULT_KEY_PREFIX}, pool of
+ * {@value #DEFAULT_POOL_SIZE} connections, 2 s connect and socket timeouts, no TLS, no AUTH, the
+ * server's clock ({@code TIME}) for expiry, the JSON outcome codec.
+ */
+public final class RedisStoreConfig {
+  /** Prefix of every Redis key the store writes; {@code clear()} deletes only keys under it. */
+  public static final String DEFAULT_KEY_PREFIX = "siglo:";
+
+  /** Default connection pool size. */
+  public static final int DEFAULT_POOL_SIZE = 16;
+
+  /** Default connect and socket timeout. */
+  public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+
+  /**
+   * Default grace added to a record's lifetime for Redis's own expiry (garbage collection only).
+   */
+  public static final Duration DEFAULT_GC_GRACE = Duration.ofHours(1);
+
+  private final String host;
+  private final int port;
+  private final int database;
+  private final String keyPrefix;
+  private final int poolSize;
+  private final Duration connectTimeout;
+  private final Duration socketTimeout;
+  private final String user;
+  private final String password;
+  private final SslOptions tls;
+  private final Clock clock;
+  private final OutcomeCodec codec;
+  private final Duration gcGrace;
+
+  private RedisStoreConfig(Builder b) {
+    this.host = b.host;
+    this.port = b.port;
+    this.database = b.database;
+    this.keyPrefix = b.keyPrefix;
+    this.poolSize = b.poolSize;
+    this.connectTimeout = b.connectTimeout;
+    this.socketTimeout = b.socketTimeout;
+    this.user = b.user;
+    this.password = b.password;
+    this.tls = b.tls;
+    this.clock = b.clock;
+    this.codec = b.codec;
+    this.gcGrace = b.gcGrace;
+  }
+
+  /**
+   * @return a builder with the defaults
+   */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * @return the host
+   */
+  public String host() {
+    return host;
+  }
+
+  /**
+   * @return the port
+   */
+  public int port() {
+    return port;
+  }
+
+  /**
+   * @return the database index
+   */
+  public int database() {
+    return database;
+  }
+
+  /**
+   * @return the key prefix
+   */
+  public String keyPrefix() {
+    return keyPrefix;
+  }
+
+  /**
+   * @return the connection pool size
+   */
+  public int poolSize() {
+    return poolSize;
+  }
+
+  /**
+   * @return the connect timeout
+   */
+  public Duration connectTimeout() {
+    return connectTimeout;
+  }
+
+  /**
+   * @return the socket (read) timeout, also the longest wait for a pooled connection
+   */
+  public Duration socketTimeout() {
+    return socketTimeout;
+  }
+
+  /**
+   * @return the ACL user, or {@code null} for the default user
+   */
+  public String user() {
+    return user;
+  }
+
+  /**
+   * @return the password, or {@code null}; never log it
+   */
+  String password() {
+    return password;
+  }
+
+  /**
+   * @return the TLS options, or {@code null} for a plain connection
+   */
+  public SslOptions tls() {
+    return tls;
+  }
+
+  /**
+   * @return the clock deciding expiry, or {@code null} for the Redis server's clock
+   */
+  public Clock clock() {
+    return clock;
+  }
+
+  /**
+   * @return the outcome codec
+   */
+  public OutcomeCodec codec() {
+    return codec;
+  }
+
+  /**
+   * @return the grace added to records' lifetime for Redis's own expiry
+   */
+  public Duration gcGrace() {
+    return gcGrace;
+  }
+
+  @Override
+  public String toString() {
+    return "RedisStoreConfig["
+        + (tls != null ? "rediss://" : "redis://")
+        + (user == null ? "" : user + "@")
+        + host
+        + ":"
+        + port
+        + "/"
+        + database
+        + ", password="
+        + (password == null ? "none" : "****")
+        + ", keyPrefix="
+        + keyPrefix
+        + ", poolSize="
+        + poolSize
+        + ", connectTimeout="
+        + connectTimeout
+        + ", socketTimeout="
+        + socketTimeout
+        + ", clock="
+        + (clock == null ? "server" : clock)
+        + "]";
+  }
+
+  /** Builds a {@link RedisStoreConfig}. Not thread-safe. */
+  public static final class Builder {
+    private String host = "127.0.0.1";
+    private int port = 6379;
+    private int database;
+    private String keyPrefix = DEFAULT_KEY_PREFIX;
+    private int poolSize = DEFAULT_POOL_SIZE;
+    private Duration connectTimeout = DEFAULT_TIMEOUT;
+    private Duration socketTimeout = DEFAULT_TIMEOUT;
+    private String user;
+    private String password;
+    private SslOptions tls;
+    private Clock clock;
+    private OutcomeCodec codec = JsonOutcomeCodec.create();
+    private Duration gcGrace = DEFAULT_GC_GRACE;
+
+    private Builder() {}
+
+    /**
+     * @param host the Redis host
+     * @param port the Redis port, 1 to 65535
+     * @return this builder
+     */
+    public Builder hostAndPort(String host, int port) {
+      Objects.requireNonNull(host, "host");
+      if (host.isBlank()) {
+        throw new IllegalArgumentException("host must not be blank");
+      }
+      if (port < 1 || port > 65535) {
+        throw new IllegalArgumentException("port must be 1 to 65535, was " + port);
+      }
+      this.host = host;
+      this.port = port;
+      return this;
+    }
+
+    /**
+     * @param database the database index, 0 to 15 on a default Redis
+     * @return this builder
+     */
+    public Builder database(int database) {
+      if (database < 0) {
+        throw new IllegalArgumentException("database must not be negative, was " + database);
+      }
+      this.database = database;
+      return this;
+    }
+
+    /**
+     * @param keyPrefix prefix of every Redis key the store writes; 1 to 64 printable characters
+     * @return this builder
+     */
+    public Builder keyPrefix(String keyPrefix) {
+      Objects.requireNonNull(keyPrefix, "keyPrefix");
+      if (keyPrefix.isEmpty()
+          || keyPrefix.length() > 64
+          || !keyPrefix.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+        throw new IllegalArgumentException(
+            "keyPrefix must be 1 to 64 printable ASCII characters without spaces: '"
+                + keyPrefix
+                + "'");
+      }
+      this.keyPrefix = keyPrefix;
+      return this;
+    }
+
+    /**
+     * @param poolSize the connection pool size, at least 1
+     * @return this builder
+     */
+    public Builder poolSize(int poolSize) {
+      if (poolSize < 1) {
+        throw new IllegalArgumentException("poolSize must be at least 1, was " + poolSize);
+      }
+      this.poolSize = poolSize;
+      return this;
+    }
+
+    /**
+     * @param connectTimeout connect timeout, positive
+     * @param socketTimeout socket timeout and longest wait for a pooled connection, positive
+     * @return this builder
+     */
+    public Builder timeouts(Duration connectTimeout, Duration socketTimeout) {
+      this.connectTimeout = Durations.requirePositive(connectTimeout, "connectTimeout");
+      this.socketTimeout = Durations.requirePositive(socketTimeout, "socketTimeout");
+      return this;
+    }
+
+    /**
+     * @param user the ACL user, or {@code null} for the default user
+     * @param password the password, or {@code null}
+     * @return this builder
+     */
+    public Builder credentials(String user, String password) {
+      this.user = user;
+      this.password = password;
+      return this;
+    }
+
+    /**
+     * @param tls whether to connect with TLS, trusting the JVM's default trust store
+     * @return this builder
+     */
+    public Builder tls(boolean tls) {
+      this.tls = tls ? SslOptions.defaults() : null;
+      return this;
+    }
+
+    /**
+     * @param options TLS with these trust store, key store and verification settings; {@code null}
+     *     for a plain connection
+     * @return this builder
+     */
+    public Builder tls(SslOptions options) {
+      this.tls = options;
+      return this;
+    }
+
+    /**
+     * @param clock the clock deciding expiry; {@code null} (the default) uses the Redis server's
+     *     clock, one clock for every process
+     * @return this builder
+     */
+    public Builder clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    /**
+     * @param codec the outcome codec
+     * @return this builder
+     */
+    public Builder codec(OutcomeCodec codec) {
+      this.codec = Objects.requireNonNull(codec, "codec");
+      return this;
+    }
+
+    /**
+     * @param gcGrace grace added to records' lifetime for Redis's own expiry, positive
+     * @return this builder
+     */
+    public Builder gcGrace(Duration gcGrace) {
+      this.gcGrace = Durations.requirePositive(gcGrace, "gcGrace");
+      return this;
+    }
+
+    /**
+     * @return the configuration
+     * @throws IllegalArgumentException when a password is given for a user that is blank
+     */
+    public RedisStoreConfig build() {
+      if (user != null && user.isBlank()) {
+        throw new IllegalArgumentException("user must not be blank when given");
+      }
+      return new RedisStoreConfig(this);
+    }
+  }
+}

@@ -1,0 +1,41 @@
+-- Claims every key of KEYS in one call (a single claim is a batch of one).
+-- ARGV[1]: now in ms, or '' to use the server clock; ARGV[2]: GC grace in ms;
+-- then per key i: ARGV[3*i] token, ARGV[3*i+1] fingerprint ('' = none), ARGV[3*i+2] lease in ms.
+-- Answers per key: {'K', leaseEnd, takeover} claimed, {'C', outcome} completed,
+-- {'P', leaseEnd} in progress, {'R'} key reused with another fingerprint.
+local now = tonumber(ARGV[1])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+local grace = tonumber(ARGV[2])
+local answers = {}
+for i, key in ipairs(KEYS) do
+  local token, fingerprint, lease = ARGV[3 * i], ARGV[3 * i + 1], tonumber(ARGV[3 * i + 2])
+  local h = redis.call('HMGET', key, 's', 'f', 'l', 'r', 'o')
+  local state = h[1]
+  local answer = nil
+  if state then
+    local live
+    if state == 'p' then live = now < tonumber(h[3]) else live = now < tonumber(h[4]) end
+    if live then
+      local stored = h[2] or ''
+      if fingerprint ~= '' and stored ~= '' and stored ~= fingerprint then
+        answer = {'R'}
+      elseif state == 'c' then
+        answer = {'C', h[5]}
+      else
+        answer = {'P', h[3]}
+      end
+    end
+  end
+  if not answer then
+    local leaseEnd = string.format('%.0f', now + lease)
+    redis.call('DEL', key)
+    redis.call('HSET', key, 's', 'p', 't', token, 'f', fingerprint, 'l', leaseEnd)
+    redis.call('PEXPIRE', key, lease + grace)
+    if state == 'p' then answer = {'K', leaseEnd, '1'} else answer = {'K', leaseEnd, '0'} end
+  end
+  answers[i] = answer
+end
+return answers
