@@ -304,27 +304,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     try {
       return body.get();
     } catch (JedisAccessControlException e) {
-      throw new SigloConfigurationException(
-          "Redis at "
-              + config.host()
-              + ":"
-              + config.port()
-              + " rejected the credentials of user '"
-              + (config.user() == null ? "default" : config.user())
-              + "' ("
-              + firstWord(e.getMessage())
-              + ")");
+      throw credentialsRejected(e);
     } catch (JedisConnectionException e) {
+      if (e.getCause() instanceof JedisAccessControlException denied) {
+        throw credentialsRejected(denied);
+      }
       throw unavailable(operation, e);
     } catch (JedisDataException e) {
       String msg = String.valueOf(e.getMessage());
-      if (msg.startsWith("NOAUTH")) {
-        throw new SigloConfigurationException(
-            "Redis at "
-                + config.host()
-                + ":"
-                + config.port()
-                + " requires a password and none was configured");
+      if (msg.startsWith("NOAUTH") || msg.startsWith("WRONGPASS")) {
+        throw credentialsRejected(e);
       }
       if (msg.startsWith("LOADING")
           || msg.startsWith("BUSY")
@@ -338,6 +327,21 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     } catch (JedisException e) {
       throw unavailable(operation, e);
     }
+  }
+
+  private SigloConfigurationException credentialsRejected(JedisDataException e) {
+    String where = "Redis at " + config.host() + ":" + config.port();
+    if (config.password() == null) {
+      return new SigloConfigurationException(
+          where + " requires a password and none was configured");
+    }
+    return new SigloConfigurationException(
+        where
+            + " rejected the credentials of user '"
+            + (config.user() == null ? "default" : config.user())
+            + "' ("
+            + firstWord(e.getMessage())
+            + ")");
   }
 
   private IdempotencyStoreUnavailableException unavailable(String operation, Exception cause) {

@@ -1,0 +1,270 @@
+package dev.siglo.store.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+import dev.siglo.consumer.SigloConfigurationException;
+import dev.siglo.consumer.key.IdempotencyKeys;
+import dev.siglo.consumer.store.BatchClaimResult;
+import dev.siglo.consumer.store.ClaimRequest;
+import dev.siglo.consumer.store.ClaimResult;
+import dev.siglo.consumer.store.ClaimStatus;
+import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.store.IdempotencyStoreUnavailableException;
+import dev.siglo.consumer.store.InvalidIdempotencyKeyException;
+import dev.siglo.consumer.store.JsonOutcomeCodec;
+import dev.siglo.consumer.store.Outcome;
+import dev.siglo.consumer.store.OutcomeTooLargeException;
+import dev.siglo.testkit.FreePorts;
+import dev.siglo.testkit.MultiProcessClaimRace;
+import dev.siglo.testkit.RedisServer;
+import dev.siglo.testkit.RedisServerExtension;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import redis.clients.jedis.RedisClient;
+
+class RedisStoreIT {
+  @RegisterExtension
+  static final RedisServerExtension REDIS = RedisServerExtension.startOrExternal();
+
+  private static final Duration LEASE = Duration.ofSeconds(30);
+  private static final Duration TTL = Duration.ofHours(1);
+
+  private static RedisStoreConfig.Builder config(RedisServer server) {
+    return RedisStoreConfig.builder().hostAndPort(server.host(), server.port());
+  }
+
+  private static ClaimToken claimed(RedisIdempotencyStore store, String key) {
+    return ((ClaimResult.Claimed) store.claim(new ClaimRequest(key, null, LEASE))).token();
+  }
+
+  @Test
+  void aBatchClaimOfAThousandKeysIsOneRoundTrip() {
+    try (RedisIdempotencyStore store =
+            RedisIdempotencyStore.create(config(REDIS.server()).keyPrefix("batch:").build());
+        RedisClient probe = RedisClient.create(REDIS.server().host(), REDIS.server().port())) {
+      store.checkConnection();
+      List<ClaimRequest> requests = new ArrayList<>();
+      for (int i = 0; i < 1000; i++) {
+        requests.add(new ClaimRequest(IdempotencyKeys.defaults().build("b-" + i), null, LEASE));
+      }
+      store.claim(new ClaimRequest(IdempotencyKeys.defaults().build("warm-up"), null, LEASE));
+      long before = scriptCalls(probe);
+
+      List<BatchClaimResult> results = store.claimAll(requests);
+
+      assertThat(scriptCalls(probe) - before).isEqualTo(1);
+      assertThat(results).hasSize(1000).allMatch(r -> r.result().status() == ClaimStatus.CLAIMED);
+    }
+  }
+
+  private static long scriptCalls(RedisClient probe) {
+    long calls = 0;
+    for (String line : probe.info("commandstats").split("\r\n")) {
+      if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
+        String c = line.substring(line.indexOf("calls=") + 6);
+        calls += Long.parseLong(c.substring(0, c.indexOf(',')));
+      }
+    }
+    return calls;
+  }
+
+  @Test
+  void withTheServerClockLeasesExpireInRealTime() {
+    try (RedisIdempotencyStore store =
+        RedisIdempotencyStore.create(config(REDIS.server()).keyPrefix("clock:").build())) {
+      String key = IdempotencyKeys.defaults().build("short-lease");
+      ClaimResult first = store.claim(new ClaimRequest(key, null, Duration.ofMillis(300)));
+      assertThat(first.status()).isEqualTo(ClaimStatus.CLAIMED);
+      assertThat(store.claim(new ClaimRequest(key, null, Duration.ofMillis(300))).status())
+          .isEqualTo(ClaimStatus.IN_PROGRESS);
+      await()
+          .atMost(Duration.ofSeconds(10))
+          .until(
+              () ->
+                  store.claim(new ClaimRequest(key, null, LEASE)) instanceof ClaimResult.Claimed c
+                      && c.takeover());
+    }
+  }
+
+  @Test
+  void hostileKeysAndOutcomesAreStoredVerbatimOrRejectedAndNothingElseChanges() {
+    try (RedisIdempotencyStore store =
+            RedisIdempotencyStore.create(config(REDIS.server()).keyPrefix("hostile:").build());
+        RedisIdempotencyStore neighbour =
+            RedisIdempotencyStore.create(config(REDIS.server()).keyPrefix("neighbour:").build())) {
+      store.clear();
+      String witness = IdempotencyKeys.defaults().build("witness");
+      neighbour.complete(
+          witness, claimed(neighbour, witness), new Outcome.Success("\"kept\""), TTL);
+
+      String megabyte = "k".repeat(1 << 20);
+      IdempotencyKeys keys = IdempotencyKeys.builder().maxRawLength(2 << 20).build();
+      String digested = keys.build(megabyte);
+      assertThat(digested).hasSizeLessThan(100);
+      store.complete(digested, claimed(store, digested), new Outcome.Success("1"), TTL);
+      assertThat(store.getResult(digested)).contains(new Outcome.Success("1"));
+
+      assertThatThrownBy(() -> store.claim(new ClaimRequest("evil\r\nFLUSHALL\r\n", null, LEASE)))
+          .isInstanceOf(InvalidIdempotencyKeyException.class);
+      String lua = IdempotencyKeys.defaults().build("'); redis.call('FLUSHALL'); --");
+      String notUtf8Result =
+          new String(new byte[] {'"', (byte) 0xC3, (byte) 0x28, '"'}, StandardCharsets.ISO_8859_1);
+      store.complete(lua, claimed(store, lua), new Outcome.Success(notUtf8Result), TTL);
+      assertThat(store.getResult(lua)).contains(new Outcome.Success(notUtf8Result));
+
+      int limit = JsonOutcomeCodec.DEFAULT_MAX_BYTES;
+      int envelope = JsonOutcomeCodec.create().encode(new Outcome.Success("")).length;
+      String atLimit = "a".repeat(limit - envelope);
+      String overLimit = atLimit + "a";
+      String big = IdempotencyKeys.defaults().build("big");
+      ClaimToken t = claimed(store, big);
+      assertThatThrownBy(() -> store.complete(big, t, new Outcome.Success(overLimit), TTL))
+          .isInstanceOf(OutcomeTooLargeException.class)
+          .hasMessageContaining((limit + 1) + " bytes");
+      assertThat(store.claim(new ClaimRequest(big, null, LEASE)).status())
+          .isEqualTo(ClaimStatus.IN_PROGRESS);
+      store.complete(big, t, new Outcome.Success(atLimit), TTL);
+      assertThat(store.getResult(big)).contains(new Outcome.Success(atLimit));
+
+      store.clear();
+      assertThat(store.getResult(lua)).isEmpty();
+      assertThat(neighbour.getResult(witness)).contains(new Outcome.Success("\"kept\""));
+    }
+  }
+
+  @Test
+  void anUnreachableRedisIsUnavailableQuicklyAndNamesNoSecret() {
+    RedisStoreConfig unreachable =
+        RedisStoreConfig.builder()
+            .hostAndPort("127.0.0.1", FreePorts.loopback())
+            .credentials("app", "s3cr3t-password")
+            .timeouts(Duration.ofMillis(300), Duration.ofMillis(300))
+            .build();
+    try (RedisIdempotencyStore store = RedisIdempotencyStore.create(unreachable)) {
+      assertThatThrownBy(store::checkConnection)
+          .isInstanceOf(IdempotencyStoreUnavailableException.class)
+          .hasCauseInstanceOf(redis.clients.jedis.exceptions.JedisException.class)
+          .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cr3t"));
+      assertThatThrownBy(
+              () ->
+                  store.claim(new ClaimRequest(IdempotencyKeys.defaults().build("x"), null, LEASE)))
+          .isInstanceOf(IdempotencyStoreUnavailableException.class);
+      assertThat(unreachable.toString()).doesNotContain("s3cr3t").contains("password=****");
+    }
+  }
+
+  @Test
+  void credentialsAreCheckedAndNeverEchoed() {
+    try (RedisServer secured = RedisServer.builder().password("right-horse-battery").start()) {
+      try (RedisIdempotencyStore none = RedisIdempotencyStore.create(config(secured).build())) {
+        assertThatThrownBy(none::checkConnection)
+            .isInstanceOf(SigloConfigurationException.class)
+            .hasMessageContaining("requires a password");
+      }
+      try (RedisIdempotencyStore wrong =
+          RedisIdempotencyStore.create(config(secured).credentials(null, "wrong-staple").build())) {
+        assertThatThrownBy(wrong::checkConnection)
+            .isInstanceOf(SigloConfigurationException.class)
+            .hasMessageContaining("rejected the credentials")
+            .satisfies(
+                e ->
+                    assertThat(e.getMessage())
+                        .doesNotContain("wrong-staple")
+                        .doesNotContain("right-horse"));
+      }
+      try (RedisIdempotencyStore right =
+          RedisIdempotencyStore.create(
+              config(secured).credentials(null, "right-horse-battery").database(3).build())) {
+        String key = IdempotencyKeys.defaults().build("authed");
+        right.complete(key, claimed(right, key), new Outcome.Success("true"), TTL);
+        assertThat(right.getResult(key)).contains(new Outcome.Success("true"));
+      }
+    }
+  }
+
+  @Test
+  @Timeout(value = 3, unit = TimeUnit.MINUTES)
+  void anOutageFailsCallersTransientlyLeavesNoForbiddenStateAndTheSameStoreRecovers()
+      throws Exception {
+    try (RedisServer server = RedisServer.builder().persistent(true).start();
+        RedisIdempotencyStore store =
+            RedisIdempotencyStore.create(
+                config(server).timeouts(Duration.ofMillis(500), Duration.ofMillis(500)).build())) {
+      String before = IdempotencyKeys.defaults().build("completed-before-outage");
+      store.complete(before, claimed(store, before), new Outcome.Success("\"durable\""), TTL);
+
+      Map<String, String> completed = new HashMap<>();
+      Map<String, ClaimToken> unsure = new HashMap<>();
+      int unavailable = 0;
+      for (int i = 0; i < 400; i++) {
+        if (i == 150) {
+          server.stop();
+        }
+        if (i == 250) {
+          server.start();
+        }
+        String key = IdempotencyKeys.defaults().build("outage-" + i);
+        ClaimToken token = null;
+        try {
+          ClaimResult r = store.claim(new ClaimRequest(key, null, LEASE));
+          token = ((ClaimResult.Claimed) r).token();
+          store.complete(key, token, new Outcome.Success(String.valueOf(i)), TTL);
+          completed.put(key, String.valueOf(i));
+        } catch (IdempotencyStoreUnavailableException e) {
+          unavailable++;
+          if (token != null) {
+            unsure.put(key, token);
+          }
+        }
+      }
+
+      assertThat(unavailable).as("callers saw the outage").isPositive();
+      assertThat(store.getResult(before))
+          .as("persisted across the restart")
+          .contains(new Outcome.Success("\"durable\""));
+      for (Map.Entry<String, String> c : completed.entrySet()) {
+        assertThat(store.getResult(c.getKey())).contains(new Outcome.Success(c.getValue()));
+      }
+      for (Map.Entry<String, ClaimToken> u : unsure.entrySet()) {
+        ClaimResult now = store.claim(new ClaimRequest(u.getKey(), null, LEASE));
+        assertThat(now.status())
+            .isIn(ClaimStatus.IN_PROGRESS, ClaimStatus.COMPLETED, ClaimStatus.CLAIMED);
+      }
+      String after = IdempotencyKeys.defaults().build("after-outage");
+      store.complete(after, claimed(store, after), new Outcome.Success("\"ok\""), TTL);
+      assertThat(store.getResult(after)).contains(new Outcome.Success("\"ok\""));
+    }
+  }
+
+  @Test
+  @Timeout(value = 4, unit = TimeUnit.MINUTES)
+  void severalProcessesRacingForTheSameKeysGetExactlyOneClaimPerKey() throws Exception {
+    int keys = 10_000;
+    RedisServer server = REDIS.server();
+    List<List<String>> won =
+        MultiProcessClaimRace.run(
+            RedisStoreFactory.class, "redis://" + server.host() + ":" + server.port(), 4, keys);
+
+    Set<String> all = new HashSet<>();
+    int total = 0;
+    for (List<String> perProcess : won) {
+      all.addAll(perProcess);
+      total += perProcess.size();
+    }
+    assertThat(total).as("claims counted by the processes").isEqualTo(keys);
+    assertThat(all).hasSize(keys);
+    assertThat(won).allSatisfy(p -> assertThat(p).isNotEmpty());
+  }
+}
