@@ -6,14 +6,21 @@ import dev.siglo.consumer.step.StepDeclinedException;
 import dev.siglo.consumer.store.Outcome;
 import java.util.Map;
 
-/** Turns a permanent failure into the {@link Outcome.Declined} that is cached. */
-final class Declines {
+/**
+ * Turns a permanent failure into the {@link Outcome.Declined} that is cached, the same way for the
+ * engine and for store-specific steps.
+ */
+public final class Declines {
   static final int MAX_MESSAGE_LENGTH = 1024;
 
   private Declines() {}
 
-  /** The decline of the exception the classifier found decisive; a replayed step decline as is. */
-  static Outcome.Declined of(Classification classification) {
+  /**
+   * @param classification a permanent classification
+   * @return the decline of the exception the classifier found decisive; a replayed step decline as
+   *     is
+   */
+  public static Outcome.Declined of(Classification classification) {
     Throwable decisive = classification.decisive();
     if (decisive instanceof StepDeclinedException replay) {
       return replay.decline();
@@ -24,8 +31,13 @@ final class Declines {
         decisive.getClass().getName(), truncate(decisive.getMessage()), attributes);
   }
 
-  /** A decline small enough for any codec, for when the full one was refused as too large. */
-  static Outcome.Declined minimal(Classification classification, RuntimeException whyMinimal) {
+  /**
+   * @param classification a permanent classification
+   * @param whyMinimal why the full decline could not be stored
+   * @return a decline small enough for any codec
+   */
+  public static Outcome.Declined minimal(
+      Classification classification, RuntimeException whyMinimal) {
     return new Outcome.Declined(
         classification.decisive().getClass().getName(),
         truncate("(decline not stored in full: " + whyMinimal.getMessage() + ")"),

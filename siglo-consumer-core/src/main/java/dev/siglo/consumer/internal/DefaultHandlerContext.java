@@ -69,11 +69,7 @@ final class DefaultHandlerContext implements HandlerContext {
     if (!step.isIdempotent()) {
       return runBodyAndHooks(step, input);
     }
-    String rawKey = step.keyFunction().apply(input);
-    String stepKey =
-        step.hasAbsoluteKey() || key == null
-            ? keys.build(rawKey)
-            : keys.scoped(key, step.name(), rawKey);
+    String stepKey = stepKey(step.name(), step.keyFunction().apply(input), step.hasAbsoluteKey());
     ErrorClassifier stepClassifier = step.classifier() != null ? step.classifier() : classifier;
     Invocation<R> result =
         invoker.invoke(
@@ -89,6 +85,23 @@ final class DefaultHandlerContext implements HandlerContext {
       throw new StepDeclinedException(step.name(), decline);
     }
     return codec.decode(((Outcome.Success) outcome).resultJson(), step.resultType());
+  }
+
+  @Override
+  public String stepKey(String stepName, String rawStepKey, boolean absolute) {
+    return absolute || key == null
+        ? keys.build(rawStepKey)
+        : keys.scoped(key, stepName, rawStepKey);
+  }
+
+  @Override
+  public ErrorClassifier classifier() {
+    return classifier;
+  }
+
+  @Override
+  public ResultCodec resultCodec() {
+    return codec;
   }
 
   @Override

@@ -1,0 +1,510 @@
+package dev.siglo.store.postgres;
+
+import dev.siglo.consumer.internal.Durations;
+import dev.siglo.consumer.key.IdempotencyKeys;
+import dev.siglo.consumer.store.BatchClaimResult;
+import dev.siglo.consumer.store.ClaimRequest;
+import dev.siglo.consumer.store.ClaimResult;
+import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.store.IdempotencyConflictException;
+import dev.siglo.consumer.store.IdempotencyKeyReuseException;
+import dev.siglo.consumer.store.IdempotencyLeaseLostException;
+import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.consumer.store.InvalidIdempotencyKeyException;
+import dev.siglo.consumer.store.Outcome;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.sql.Array;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An {@link IdempotencyStore} on PostgreSQL through JDBC and any {@link javax.sql.DataSource} (use
+ * a pool such as HikariCP: the store borrows a connection per operation and opens none itself).
+ *
+ * <p>One table (schema in the shipped {@code schema.sql}, created on demand with {@link
+ * PostgresStoreConfig.Builder#createTable(boolean)}). Claims are one {@code INSERT ... ON CONFLICT
+ * DO UPDATE ... WHERE expired} statement, so exactly one concurrent claimant wins; complete, fail
+ * and renew are updates checked against the owner token. Expiry compares stored epoch millis with
+ * the database clock ({@code statement_timestamp()}), unless a clock is injected (tests). {@link
+ * #claimAll} is one statement over arrays ({@code unnest}) plus one read for the keys already
+ * taken. {@link #purgeExpired()} deletes rows past expiry plus a grace; {@link #schedulePurge} runs
+ * it periodically.
+ *
+ * <p>{@link TransactionalStep}s write their record in the same transaction as the user's own
+ * writes. Connection failures become {@code IdempotencyStoreUnavailableException}. Thread-safe.
+ */
+public final class PostgresIdempotencyStore implements IdempotencyStore {
+  private static final Logger log = LoggerFactory.getLogger(PostgresIdempotencyStore.class);
+  private static final int CLAIM_ATTEMPTS = 5;
+
+  private final PostgresStoreConfig config;
+  private final Sql sql;
+  private final String table;
+  private final Object ddlLock = new Object();
+  private volatile boolean tableReady;
+  private volatile ScheduledExecutorService purger;
+
+  private PostgresIdempotencyStore(PostgresStoreConfig config) {
+    this.config = config;
+    this.table = config.qualifiedTable();
+    this.sql = new Sql(table);
+    this.tableReady = !config.createTable();
+  }
+
+  /**
+   * Creates the store. Nothing is sent to the database until the first operation.
+   *
+   * @param config the settings
+   * @return the store
+   */
+  public static PostgresIdempotencyStore create(PostgresStoreConfig config) {
+    return new PostgresIdempotencyStore(Objects.requireNonNull(config, "config"));
+  }
+
+  /**
+   * @return the schema SQL with this store's table and index names filled in
+   */
+  public String schemaSql() {
+    try (InputStream in = PostgresIdempotencyStore.class.getResourceAsStream("schema.sql")) {
+      String text =
+          new String(
+              Objects.requireNonNull(in, "schema.sql").readAllBytes(), StandardCharsets.UTF_8);
+      return text.replace("${table}", table).replace("${index}", config.quotedIndex());
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot read schema.sql", e);
+    }
+  }
+
+  @Override
+  public ClaimResult claim(ClaimRequest request) {
+    String key = IdempotencyKeys.requireValidStoreKey(request.key());
+    return run("claim", c -> claimOne(c, request, key));
+  }
+
+  ClaimResult claimOne(Connection c, ClaimRequest request, String key) throws SQLException {
+    ClaimToken token = ClaimToken.random();
+    for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
+      try (PreparedStatement ps = c.prepareStatement(sql.claim)) {
+        ps.setString(1, key);
+        ps.setString(2, key);
+        ps.setString(3, token.value());
+        ps.setString(4, request.fingerprint());
+        setNow(ps, 5);
+        ps.setLong(6, request.lease().toMillis());
+        setNow(ps, 7);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            return new ClaimResult.Claimed(
+                token, Instant.ofEpochMilli(rs.getLong(1)), "P".equals(rs.getString(2)));
+          }
+        }
+      }
+      try (PreparedStatement ps = c.prepareStatement(sql.read)) {
+        setNow(ps, 1);
+        ps.setString(2, key);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            ClaimResult live = liveAnswer(key, request, rs, 1);
+            if (live != null) {
+              return live;
+            }
+          }
+        }
+      }
+      // released or expired between the two statements: claim again
+    }
+    throw new IdempotencyConflictException(
+        "key '" + key + "' changed state " + CLAIM_ATTEMPTS + " times while being claimed");
+  }
+
+  /** The answer for a row read at column offset {@code col}, or null when the row is expired. */
+  private ClaimResult liveAnswer(String key, ClaimRequest request, ResultSet rs, int col)
+      throws SQLException {
+    String state = rs.getString(col);
+    String fingerprint = rs.getString(col + 1);
+    long lease = rs.getLong(col + 2);
+    long retain = rs.getLong(col + 3);
+    byte[] outcome = rs.getBytes(col + 4);
+    long now = rs.getLong(col + 5);
+    boolean completed = "C".equals(state);
+    if (now >= (completed ? retain : lease)) {
+      return null;
+    }
+    if (fingerprint != null
+        && request.fingerprint() != null
+        && !fingerprint.equals(request.fingerprint())) {
+      throw new IdempotencyKeyReuseException(
+          "key '" + key + "' was claimed before with a different payload fingerprint");
+    }
+    return completed
+        ? new ClaimResult.Completed(config.codec().decode(outcome))
+        : new ClaimResult.InProgress(Instant.ofEpochMilli(lease));
+  }
+
+  @Override
+  public List<BatchClaimResult> claimAll(List<ClaimRequest> requests) {
+    Map<String, ClaimRequest> valid = new HashMap<>();
+    Map<ClaimRequest, RuntimeException> invalid = new HashMap<>();
+    for (ClaimRequest r : requests) {
+      try {
+        valid.put(IdempotencyKeys.requireValidStoreKey(r.key()), r);
+      } catch (InvalidIdempotencyKeyException e) {
+        invalid.put(r, e);
+      }
+    }
+    Map<String, BatchClaimResult> answers =
+        valid.isEmpty() ? Map.of() : run("claimAll", c -> claimBatch(c, valid));
+    List<BatchClaimResult> out = new ArrayList<>(requests.size());
+    for (ClaimRequest r : requests) {
+      out.add(
+          invalid.containsKey(r)
+              ? BatchClaimResult.failed(r, invalid.get(r))
+              : answers.get(r.key()));
+    }
+    return out;
+  }
+
+  private Map<String, BatchClaimResult> claimBatch(Connection c, Map<String, ClaimRequest> requests)
+      throws SQLException {
+    int n = requests.size();
+    String[] keys = new String[n];
+    String[] tokens = new String[n];
+    String[] fingerprints = new String[n];
+    Long[] leases = new Long[n];
+    Map<String, ClaimToken> tokenOf = new HashMap<>();
+    int i = 0;
+    for (Map.Entry<String, ClaimRequest> e : requests.entrySet()) {
+      ClaimToken token = ClaimToken.random();
+      tokenOf.put(e.getKey(), token);
+      keys[i] = e.getKey();
+      tokens[i] = token.value();
+      fingerprints[i] = e.getValue().fingerprint();
+      leases[i] = e.getValue().lease().toMillis();
+      i++;
+    }
+    Map<String, BatchClaimResult> out = new HashMap<>();
+    try (PreparedStatement ps = c.prepareStatement(sql.claimAll)) {
+      Array keyArray = c.createArrayOf("text", keys);
+      ps.setArray(1, keyArray);
+      ps.setArray(2, keyArray);
+      ps.setArray(3, c.createArrayOf("text", tokens));
+      ps.setArray(4, c.createArrayOf("text", fingerprints));
+      ps.setArray(5, c.createArrayOf("bigint", leases));
+      setNow(ps, 6);
+      setNow(ps, 7);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          String key = rs.getString(1);
+          ClaimRequest r = requests.get(key);
+          out.put(
+              key,
+              BatchClaimResult.of(
+                  r,
+                  new ClaimResult.Claimed(
+                      tokenOf.get(key),
+                      Instant.ofEpochMilli(rs.getLong(3)),
+                      "P".equals(rs.getString(4)))));
+        }
+      }
+    }
+    if (out.size() == n) {
+      return out;
+    }
+    List<String> taken = new ArrayList<>();
+    for (String key : keys) {
+      if (!out.containsKey(key)) {
+        taken.add(key);
+      }
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.readAll)) {
+      setNow(ps, 1);
+      ps.setArray(2, c.createArrayOf("text", taken.toArray(new String[0])));
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          String key = rs.getString(1);
+          ClaimRequest r = requests.get(key);
+          try {
+            ClaimResult live = liveAnswer(key, r, rs, 2);
+            if (live != null) {
+              out.put(key, BatchClaimResult.of(r, live));
+            }
+          } catch (IdempotencyKeyReuseException e) {
+            out.put(key, BatchClaimResult.failed(r, e));
+          }
+        }
+      }
+    }
+    for (String key : taken) {
+      if (!out.containsKey(key)) {
+        ClaimRequest r = requests.get(key);
+        try {
+          out.put(key, BatchClaimResult.of(r, claimOne(c, r, key)));
+        } catch (IdempotencyKeyReuseException e) {
+          out.put(key, BatchClaimResult.failed(r, e));
+        }
+      }
+    }
+    return out;
+  }
+
+  @Override
+  public void complete(String key, ClaimToken token, Outcome outcome, Duration retention) {
+    IdempotencyKeys.requireValidStoreKey(key);
+    Objects.requireNonNull(token, "token");
+    Durations.requirePositive(retention, "retention");
+    byte[] encoded = config.codec().encode(Objects.requireNonNull(outcome, "outcome"));
+    int updated = run("complete", c -> completeIn(c, key, token, encoded, retention));
+    if (updated == 0) {
+      throw leaseLost(key, token);
+    }
+  }
+
+  int completeIn(Connection c, String key, ClaimToken token, byte[] encoded, Duration retention)
+      throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql.complete)) {
+      ps.setBytes(1, encoded);
+      setNow(ps, 2);
+      ps.setLong(3, retention.toMillis());
+      ps.setString(4, key);
+      ps.setString(5, token.value());
+      return ps.executeUpdate();
+    }
+  }
+
+  @Override
+  public void fail(String key, ClaimToken token) {
+    IdempotencyKeys.requireValidStoreKey(key);
+    Objects.requireNonNull(token, "token");
+    int deleted =
+        run(
+            "fail",
+            c -> {
+              try (PreparedStatement ps = c.prepareStatement(sql.fail)) {
+                ps.setString(1, key);
+                ps.setString(2, token.value());
+                return ps.executeUpdate();
+              }
+            });
+    if (deleted == 0) {
+      throw leaseLost(key, token);
+    }
+  }
+
+  @Override
+  public Instant renewLease(String key, ClaimToken token, Duration lease) {
+    IdempotencyKeys.requireValidStoreKey(key);
+    Objects.requireNonNull(token, "token");
+    Durations.requirePositive(lease, "lease");
+    Long until =
+        run(
+            "renew",
+            c -> {
+              try (PreparedStatement ps = c.prepareStatement(sql.renew)) {
+                setNow(ps, 1);
+                ps.setLong(2, lease.toMillis());
+                ps.setString(3, key);
+                ps.setString(4, token.value());
+                try (ResultSet rs = ps.executeQuery()) {
+                  return rs.next() ? rs.getLong(1) : null;
+                }
+              }
+            });
+    if (until == null) {
+      throw leaseLost(key, token);
+    }
+    return Instant.ofEpochMilli(until);
+  }
+
+  @Override
+  public Optional<Outcome> getResult(String key) {
+    IdempotencyKeys.requireValidStoreKey(key);
+    byte[] outcome =
+        run(
+            "getResult",
+            c -> {
+              try (PreparedStatement ps = c.prepareStatement(sql.get)) {
+                ps.setString(1, key);
+                setNow(ps, 2);
+                try (ResultSet rs = ps.executeQuery()) {
+                  return rs.next() ? rs.getBytes(1) : null;
+                }
+              }
+            });
+    return outcome == null ? Optional.empty() : Optional.of(config.codec().decode(outcome));
+  }
+
+  /** Deletes every row of this store's table (tests). */
+  @Override
+  public void clear() {
+    run(
+        "clear",
+        c -> {
+          try (Statement s = c.createStatement()) {
+            return s.executeUpdate(sql.clear);
+          }
+        });
+  }
+
+  /**
+   * Deletes rows whose lease or retention ended more than the purge grace ago, in chunks.
+   *
+   * @return how many rows were deleted
+   */
+  public int purgeExpired() {
+    return run(
+        "purge",
+        c -> {
+          int total = 0;
+          int deleted;
+          do {
+            try (PreparedStatement ps = c.prepareStatement(sql.purge)) {
+              setNow(ps, 1);
+              ps.setLong(2, config.purgeGrace().toMillis());
+              deleted = ps.executeUpdate();
+            }
+            total += deleted;
+          } while (deleted == 10_000);
+          return total;
+        });
+  }
+
+  /**
+   * Runs {@link #purgeExpired()} every {@code interval} on a named daemon thread until {@link
+   * #close()}; failures are logged and retried at the next interval.
+   *
+   * @param interval the delay between purges; positive
+   */
+  public synchronized void schedulePurge(Duration interval) {
+    Durations.requirePositive(interval, "interval");
+    if (purger != null) {
+      throw new IllegalStateException("purging is already scheduled");
+    }
+    purger =
+        Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "siglo-postgres-purge");
+              t.setDaemon(true);
+              return t;
+            });
+    purger.scheduleWithFixedDelay(
+        () -> {
+          try {
+            int n = purgeExpired();
+            log.debug("purged {} expired idempotency records from {}", n, table);
+          } catch (RuntimeException e) {
+            log.warn("purging expired idempotency records from {} failed: {}", table, e.toString());
+          }
+        },
+        interval.toMillis(),
+        interval.toMillis(),
+        TimeUnit.MILLISECONDS);
+  }
+
+  /** Stops a scheduled purge. Idempotent; the data source is the caller's to close. */
+  @Override
+  public synchronized void close() {
+    if (purger != null) {
+      purger.shutdownNow();
+      purger = null;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "PostgresIdempotencyStore[" + config + "]";
+  }
+
+  PostgresStoreConfig config() {
+    return config;
+  }
+
+  @FunctionalInterface
+  interface SqlWork<T> {
+    T run(Connection c) throws SQLException;
+  }
+
+  /** Runs work on a borrowed autocommit connection, mapping failures. */
+  <T> T run(String operation, SqlWork<T> work) {
+    try (Connection c = config.dataSource().getConnection()) {
+      ensureTable(c);
+      return work.run(c);
+    } catch (SQLException e) {
+      throw SqlFailures.map(operation, table, e);
+    }
+  }
+
+  /**
+   * Creates the table and index once, when allowed; concurrent creators elsewhere are tolerated.
+   */
+  void ensureTable(Connection c) throws SQLException {
+    if (tableReady) {
+      return;
+    }
+    synchronized (ddlLock) {
+      if (tableReady) {
+        return;
+      }
+      boolean autoCommit = c.getAutoCommit();
+      try (Statement s = c.createStatement()) {
+        for (String statement : schemaSql().split(";")) {
+          String body =
+              statement
+                  .lines()
+                  .filter(l -> !l.strip().startsWith("--"))
+                  .reduce("", (a, b) -> a + "\n" + b)
+                  .strip();
+          if (!body.isEmpty()) {
+            try {
+              s.execute(body);
+            } catch (SQLException e) {
+              if (!"23505".equals(e.getSQLState()) && !"42P07".equals(e.getSQLState())) {
+                throw e;
+              }
+            }
+          }
+        }
+        if (!autoCommit) {
+          c.commit();
+        }
+      }
+      tableReady = true;
+    }
+  }
+
+  void setNow(PreparedStatement ps, int index) throws SQLException {
+    if (config.clock() == null) {
+      ps.setNull(index, Types.BIGINT);
+    } else {
+      ps.setLong(index, config.clock().millis());
+    }
+  }
+
+  static IdempotencyLeaseLostException leaseLost(String key, ClaimToken token) {
+    return new IdempotencyLeaseLostException(
+        "claim on key '"
+            + key
+            + "' is not held by token "
+            + token
+            + " (released, completed or taken over)");
+  }
+}

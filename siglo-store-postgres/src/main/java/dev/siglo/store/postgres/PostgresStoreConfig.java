@@ -1,0 +1,224 @@
+package dev.siglo.store.postgres;
+
+import dev.siglo.consumer.SigloConfigurationException;
+import dev.siglo.consumer.internal.Durations;
+import dev.siglo.consumer.store.JsonOutcomeCodec;
+import dev.siglo.consumer.store.OutcomeCodec;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+
+/**
+ * Settings of a {@link PostgresIdempotencyStore}, immutable once built; every setter validates.
+ *
+ * <p>Defaults: table {@value #DEFAULT_TABLE}, not created automatically ({@link
+ * Builder#createTable(boolean)}), the database clock for expiry, expired rows purged only after a
+ * grace of one hour, the JSON outcome codec.
+ */
+public final class PostgresStoreConfig {
+  /** The default table name. */
+  public static final String DEFAULT_TABLE = "siglo_idempotency";
+
+  /** Default grace past expiry before {@code purgeExpired} deletes a row. */
+  public static final Duration DEFAULT_PURGE_GRACE = Duration.ofHours(1);
+
+  private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,51}");
+
+  private final DataSource dataSource;
+  private final String schema;
+  private final String table;
+  private final boolean createTable;
+  private final Clock clock;
+  private final OutcomeCodec codec;
+  private final Duration purgeGrace;
+
+  private PostgresStoreConfig(Builder b) {
+    this.dataSource = b.dataSource;
+    this.schema = b.schema;
+    this.table = b.table;
+    this.createTable = b.createTable;
+    this.clock = b.clock;
+    this.codec = b.codec;
+    this.purgeGrace = b.purgeGrace;
+  }
+
+  /**
+   * @param dataSource where connections come from; a pooled one (HikariCP) in production
+   * @return a builder with the defaults
+   */
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(dataSource);
+  }
+
+  /**
+   * @return the data source
+   */
+  public DataSource dataSource() {
+    return dataSource;
+  }
+
+  /**
+   * @return the schema, or {@code null} for the search path
+   */
+  public String schema() {
+    return schema;
+  }
+
+  /**
+   * @return the table name
+   */
+  public String table() {
+    return table;
+  }
+
+  /**
+   * @return the quoted, possibly schema-qualified table for SQL text
+   */
+  String qualifiedTable() {
+    return schema == null ? quote(table) : quote(schema) + "." + quote(table);
+  }
+
+  /**
+   * @return the quoted expiry index name
+   */
+  String quotedIndex() {
+    return quote(table + "_expiry_idx");
+  }
+
+  private static String quote(String identifier) {
+    return '"' + identifier + '"';
+  }
+
+  /**
+   * @return whether the store creates its table when missing
+   */
+  public boolean createTable() {
+    return createTable;
+  }
+
+  /**
+   * @return the clock deciding expiry, or {@code null} for the database clock
+   */
+  public Clock clock() {
+    return clock;
+  }
+
+  /**
+   * @return the outcome codec
+   */
+  public OutcomeCodec codec() {
+    return codec;
+  }
+
+  /**
+   * @return how long past expiry a row is kept before {@code purgeExpired} deletes it
+   */
+  public Duration purgeGrace() {
+    return purgeGrace;
+  }
+
+  @Override
+  public String toString() {
+    return "PostgresStoreConfig[table="
+        + qualifiedTable()
+        + ", createTable="
+        + createTable
+        + ", clock="
+        + (clock == null ? "database" : clock)
+        + "]";
+  }
+
+  /** Builds a {@link PostgresStoreConfig}. Not thread-safe. */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private String schema;
+    private String table = DEFAULT_TABLE;
+    private boolean createTable;
+    private Clock clock;
+    private OutcomeCodec codec = JsonOutcomeCodec.create();
+    private Duration purgeGrace = DEFAULT_PURGE_GRACE;
+
+    private Builder(DataSource dataSource) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    }
+
+    /**
+     * @param table the table name: lowercase letters, digits and {@code _}, starting with a letter
+     *     or {@code _}, at most 52 characters (the expiry index adds a suffix)
+     * @return this builder
+     * @throws SigloConfigurationException when the name is not such an identifier
+     */
+    public Builder table(String table) {
+      this.table = identifier(table, "table");
+      return this;
+    }
+
+    /**
+     * @param schema the schema (same rules as the table), or {@code null} for the search path
+     * @return this builder
+     */
+    public Builder schema(String schema) {
+      this.schema = schema == null ? null : identifier(schema, "schema");
+      return this;
+    }
+
+    /**
+     * @param createTable create the table and index when missing (otherwise apply {@code
+     *     schema.sql} with your migration tool)
+     * @return this builder
+     */
+    public Builder createTable(boolean createTable) {
+      this.createTable = createTable;
+      return this;
+    }
+
+    /**
+     * @param clock the clock deciding expiry; {@code null} (the default) uses the database clock
+     * @return this builder
+     */
+    public Builder clock(Clock clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    /**
+     * @param codec the outcome codec
+     * @return this builder
+     */
+    public Builder codec(OutcomeCodec codec) {
+      this.codec = Objects.requireNonNull(codec, "codec");
+      return this;
+    }
+
+    /**
+     * @param purgeGrace how long past expiry a row is kept before a purge deletes it; positive
+     * @return this builder
+     */
+    public Builder purgeGrace(Duration purgeGrace) {
+      this.purgeGrace = Durations.requirePositive(purgeGrace, "purgeGrace");
+      return this;
+    }
+
+    /**
+     * @return the configuration
+     */
+    public PostgresStoreConfig build() {
+      return new PostgresStoreConfig(this);
+    }
+
+    private static String identifier(String value, String what) {
+      Objects.requireNonNull(value, what);
+      if (!IDENTIFIER.matcher(value).matches()) {
+        throw new SigloConfigurationException(
+            what
+                + " '"
+                + value
+                + "' is not a valid SQL identifier (lowercase letters, digits and _,"
+                + " starting with a letter or _, at most 52 characters)");
+      }
+      return value;
+    }
+  }
+}

@@ -1,0 +1,123 @@
+package dev.siglo.store.postgres;
+
+/**
+ * The store's SQL, built once from the validated, quoted table name. Every value is a bound
+ * parameter. {@code NOW} takes one parameter: the injected clock's epoch millis, or null for the
+ * database clock ({@code statement_timestamp()}, the same for every use within one statement).
+ */
+final class Sql {
+  private static final String NOW =
+      "COALESCE(CAST(? AS BIGINT), CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000 AS BIGINT))";
+
+  private static final String UPSERT =
+      " ON CONFLICT (idem_key) DO UPDATE SET state = 'P', owner_token = EXCLUDED.owner_token,"
+          + " fingerprint = EXCLUDED.fingerprint, lease_until_ms = EXCLUDED.lease_until_ms,"
+          + " retain_until_ms = NULL, outcome = NULL"
+          + " WHERE COALESCE(r.retain_until_ms, r.lease_until_ms) <= "
+          + NOW;
+
+  /** Params: key, key, token, fingerprint, now, lease ms, now. */
+  final String claim;
+
+  /** Params: keys[], keys[], tokens[], fingerprints[], leases[], now, now. */
+  final String claimAll;
+
+  /** Params: now, key. Columns: state, fingerprint, lease, retain, outcome, now. */
+  final String read;
+
+  /** Params: now, keys[]. Columns: key, state, fingerprint, lease, retain, outcome, now. */
+  final String readAll;
+
+  /** Params: outcome, now, retention ms, key, token. */
+  final String complete;
+
+  /** Params: key, token. */
+  final String fail;
+
+  /** Params: now, lease ms, key, token. */
+  final String renew;
+
+  /** Params: key, now. */
+  final String get;
+
+  /** No params. */
+  final String clear;
+
+  /** Params: now, grace ms. */
+  final String purge;
+
+  Sql(String t) {
+    claim =
+        "WITH prev AS (SELECT state FROM "
+            + t
+            + " WHERE idem_key = ?)"
+            + " INSERT INTO "
+            + t
+            + " AS r (idem_key, state, owner_token, fingerprint,"
+            + " lease_until_ms, retain_until_ms, outcome)"
+            + " VALUES (?, 'P', ?, ?, "
+            + NOW
+            + " + ?, NULL, NULL)"
+            + UPSERT
+            + " RETURNING r.lease_until_ms, (SELECT state FROM prev)";
+    claimAll =
+        "WITH prev AS (SELECT idem_key, state FROM "
+            + t
+            + " WHERE idem_key = ANY(?))"
+            + " INSERT INTO "
+            + t
+            + " AS r (idem_key, state, owner_token, fingerprint,"
+            + " lease_until_ms, retain_until_ms, outcome)"
+            + " SELECT i.k, 'P', i.tok, i.fp, n.now + i.lease, NULL, NULL"
+            + " FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) AS i(k, tok, fp, lease)"
+            + " CROSS JOIN (SELECT "
+            + NOW
+            + " AS now) n"
+            + " ORDER BY i.k"
+            + UPSERT
+            + " RETURNING r.idem_key, r.owner_token, r.lease_until_ms,"
+            + " (SELECT p.state FROM prev p WHERE p.idem_key = r.idem_key)";
+    read =
+        "SELECT state, fingerprint, lease_until_ms, retain_until_ms, outcome, "
+            + NOW
+            + " FROM "
+            + t
+            + " WHERE idem_key = ?";
+    readAll =
+        "SELECT idem_key, state, fingerprint, lease_until_ms, retain_until_ms, outcome, "
+            + NOW
+            + " FROM "
+            + t
+            + " WHERE idem_key = ANY(?)";
+    complete =
+        "UPDATE "
+            + t
+            + " SET state = 'C', outcome = ?, retain_until_ms = "
+            + NOW
+            + " + ?,"
+            + " lease_until_ms = NULL, owner_token = NULL"
+            + " WHERE idem_key = ? AND state = 'P' AND owner_token = ?";
+    fail = "DELETE FROM " + t + " WHERE idem_key = ? AND state = 'P' AND owner_token = ?";
+    renew =
+        "UPDATE "
+            + t
+            + " SET lease_until_ms = "
+            + NOW
+            + " + ?"
+            + " WHERE idem_key = ? AND state = 'P' AND owner_token = ? RETURNING lease_until_ms";
+    get =
+        "SELECT outcome FROM "
+            + t
+            + " WHERE idem_key = ? AND state = 'C' AND retain_until_ms > "
+            + NOW;
+    clear = "DELETE FROM " + t;
+    purge =
+        "DELETE FROM "
+            + t
+            + " WHERE idem_key IN (SELECT idem_key FROM "
+            + t
+            + " WHERE COALESCE(retain_until_ms, lease_until_ms) <= "
+            + NOW
+            + " - ? LIMIT 10000)";
+  }
+}
