@@ -420,12 +420,22 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         TimeUnit.MILLISECONDS);
   }
 
-  /** Stops a scheduled purge. Idempotent; the data source is the caller's to close. */
+  /**
+   * Stops a scheduled purge, and closes the data source when {@link
+   * PostgresStoreConfig#closeDataSourceOnClose()} says so. Idempotent.
+   */
   @Override
   public synchronized void close() {
     if (purger != null) {
       purger.shutdownNow();
       purger = null;
+    }
+    if (config.closeDataSourceOnClose() && config.dataSource() instanceof AutoCloseable closeable) {
+      try {
+        closeable.close();
+      } catch (Exception e) {
+        log.warn("closing the data source of {} failed: {}", table, e.toString());
+      }
     }
   }
 

@@ -33,6 +33,7 @@ public final class PostgresStoreConfig {
   private final Clock clock;
   private final OutcomeCodec codec;
   private final Duration purgeGrace;
+  private final boolean closeDataSourceOnClose;
 
   private PostgresStoreConfig(Builder b) {
     this.dataSource = b.dataSource;
@@ -42,6 +43,7 @@ public final class PostgresStoreConfig {
     this.clock = b.clock;
     this.codec = b.codec;
     this.purgeGrace = b.purgeGrace;
+    this.closeDataSourceOnClose = b.closeDataSourceOnClose;
   }
 
   /**
@@ -119,6 +121,13 @@ public final class PostgresStoreConfig {
     return purgeGrace;
   }
 
+  /**
+   * @return whether closing the store closes the data source (when it is {@link AutoCloseable})
+   */
+  public boolean closeDataSourceOnClose() {
+    return closeDataSourceOnClose;
+  }
+
   @Override
   public String toString() {
     return "PostgresStoreConfig[table="
@@ -139,6 +148,7 @@ public final class PostgresStoreConfig {
     private Clock clock;
     private OutcomeCodec codec = JsonOutcomeCodec.create();
     private Duration purgeGrace = DEFAULT_PURGE_GRACE;
+    private boolean closeDataSourceOnClose;
 
     private Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -198,6 +208,15 @@ public final class PostgresStoreConfig {
      */
     public Builder purgeGrace(Duration purgeGrace) {
       this.purgeGrace = Durations.requirePositive(purgeGrace, "purgeGrace");
+      return this;
+    }
+
+    /**
+     * @param close close the data source (a pool built just for the store) when the store closes
+     * @return this builder
+     */
+    public Builder closeDataSourceOnClose(boolean close) {
+      this.closeDataSourceOnClose = close;
       return this;
     }
 

@@ -1,0 +1,294 @@
+package dev.siglo.store.postgres;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.zaxxer.hikari.HikariDataSource;
+import dev.siglo.consumer.HandlerContext;
+import dev.siglo.consumer.PermanentException;
+import dev.siglo.consumer.TransientException;
+import dev.siglo.consumer.engine.Disposition;
+import dev.siglo.consumer.engine.MessageProcessor;
+import dev.siglo.consumer.step.StepDeclinedException;
+import dev.siglo.consumer.store.OutcomeTooLargeException;
+import dev.siglo.testkit.PostgresServerExtension;
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+class TransactionalStepIT {
+  @RegisterExtension static final PostgresServerExtension PG = new PostgresServerExtension(false);
+
+  private static HikariDataSource ds;
+  private static PostgresIdempotencyStore store;
+
+  @BeforeAll
+  static void setUp() throws Exception {
+    ds = Payments.pool(PG.server().jdbcUrl());
+    Payments.createTable(ds);
+    store = Payments.store(ds);
+  }
+
+  @AfterAll
+  static void tearDown() {
+    ds.close();
+  }
+
+  private static String order(String name) {
+    return name + "-" + System.nanoTime();
+  }
+
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void aProcessKilledBetweenTheWriteAndTheCommitLeavesNeitherAndTheRedeliveryRunsTheStepOnce()
+      throws Exception {
+    String orderId = order("crash");
+    Process child =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                CrashBeforeCommitMain.class.getName(),
+                PG.server().jdbcUrl(),
+                orderId)
+            .redirectError(ProcessBuilder.Redirect.INHERIT)
+            .start();
+    try (BufferedReader out =
+        new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+      assertThat(out.readLine()).isEqualTo("written");
+      child.destroyForcibly(); // SIGKILL between the user's write and the commit
+      assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    }
+
+    assertThat(Payments.rows(ds, orderId)).as("the payment row did not survive").isZero();
+    assertThat(Payments.records(ds, "payment:" + orderId)).as("nor did the step's record").isZero();
+
+    AtomicInteger bodies = new AtomicInteger();
+    MessageProcessor redelivery =
+        Payments.processor(store, Payments.recordPayment(store, bodies::incrementAndGet));
+    Disposition first = redelivery.process(Payments.message(orderId));
+    Disposition again = redelivery.process(Payments.message(orderId));
+
+    assertThat(first).isInstanceOf(Disposition.Ack.class);
+    assertThat(((Disposition.Ack) first).reason()).isEqualTo(Disposition.AckReason.PROCESSED);
+    assertThat(((Disposition.Ack) again).reason()).isEqualTo(Disposition.AckReason.DUPLICATE);
+    assertThat(bodies).hasValue(1);
+    assertThat(Payments.rows(ds, orderId)).isEqualTo(1);
+    assertThat(Payments.records(ds, "payment:" + orderId)).isEqualTo(1);
+  }
+
+  @Test
+  void whenTheRecordCannotBeWrittenTheUsersWritesRollBack() throws Exception {
+    String orderId = order("unrecordable");
+    TransactionalStep<String, String> step =
+        TransactionalStep.create(
+                store,
+                "hugeResult",
+                String.class,
+                (Connection c, String id) -> {
+                  insert(c, id);
+                  return "x".repeat(100_000);
+                })
+            .idempotent(id -> id, dev.siglo.consumer.IdempotencyOptions.defaults());
+
+    assertThatThrownBy(() -> runStep(step, orderId)).isInstanceOf(OutcomeTooLargeException.class);
+
+    assertThat(Payments.rows(ds, orderId)).isZero();
+    assertThat(Payments.records(ds, orderId)).isZero();
+  }
+
+  static final class InsufficientFunds extends PermanentException {
+    private static final long serialVersionUID = 1L;
+
+    InsufficientFunds() {
+      super("insufficient funds");
+    }
+  }
+
+  @Test
+  void aPermanentFailureRollsTheWritesBackRecordsTheDeclineAndIsNotRunAgain() throws Exception {
+    String orderId = order("declined");
+    AtomicInteger bodies = new AtomicInteger();
+    TransactionalStep<String, Long> step =
+        TransactionalStep.create(
+                store,
+                "declining",
+                Long.class,
+                (Connection c, String id) -> {
+                  bodies.incrementAndGet();
+                  insert(c, id);
+                  throw new InsufficientFunds();
+                })
+            .idempotent(id -> id, dev.siglo.consumer.IdempotencyOptions.defaults());
+
+    assertThatThrownBy(() -> runStep(step, orderId)).isInstanceOf(InsufficientFunds.class);
+    assertThatThrownBy(() -> runStep(step, orderId))
+        .isInstanceOf(StepDeclinedException.class)
+        .hasMessageContaining(InsufficientFunds.class.getName());
+
+    assertThat(bodies).hasValue(1);
+    assertThat(Payments.rows(ds, orderId)).isZero();
+    assertThat(Payments.records(ds, orderId)).isEqualTo(1);
+  }
+
+  @Test
+  void aTransientFailureLeavesNothingAndTheNextRunExecutesOnce() throws Exception {
+    String orderId = order("flaky");
+    AtomicInteger bodies = new AtomicInteger();
+    TransactionalStep<String, Long> step =
+        TransactionalStep.create(
+                store,
+                "flaky",
+                Long.class,
+                (Connection c, String id) -> {
+                  insert(c, id);
+                  if (bodies.incrementAndGet() == 1) {
+                    throw new TransientException("downstream timed out after the write");
+                  }
+                  return 7L;
+                })
+            .idempotent(id -> id, dev.siglo.consumer.IdempotencyOptions.defaults());
+
+    assertThatThrownBy(() -> runStep(step, orderId)).isInstanceOf(TransientException.class);
+    assertThat(Payments.rows(ds, orderId)).isZero();
+    assertThat(Payments.records(ds, orderId)).isZero();
+
+    assertThat(runStep(step, orderId)).isEqualTo(7L);
+    assertThat(runStep(step, orderId)).isEqualTo(7L);
+    assertThat(bodies).hasValue(2);
+    assertThat(Payments.rows(ds, orderId)).isEqualTo(1);
+  }
+
+  @Test
+  @Timeout(value = 1, unit = TimeUnit.MINUTES)
+  void aConcurrentDuplicateWaitsOnTheRowLockAndSettlesOnTheCommittedResult() throws Exception {
+    String orderId = order("concurrent");
+    CountDownLatch firstWrote = new CountDownLatch(1);
+    CountDownLatch releaseFirst = new CountDownLatch(1);
+    AtomicInteger bodies = new AtomicInteger();
+    TransactionalStep<String, Long> step =
+        Payments.recordPayment(
+            store,
+            () -> {
+              if (bodies.incrementAndGet() == 1) {
+                firstWrote.countDown();
+                releaseFirst.await(30, TimeUnit.SECONDS);
+              }
+            });
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      Future<Long> first = pool.submit(() -> runStep(step, orderId));
+      assertThat(firstWrote.await(30, TimeUnit.SECONDS)).isTrue();
+      Future<Long> duplicate = pool.submit(() -> runStep(step, orderId));
+      AtomicReference<Boolean> waiting = new AtomicReference<>();
+      org.awaitility.Awaitility.await()
+          .atMost(java.time.Duration.ofSeconds(20))
+          .until(() -> lockWaiters() > 0);
+      waiting.set(!duplicate.isDone());
+      releaseFirst.countDown();
+
+      assertThat(first.get(30, TimeUnit.SECONDS)).isEqualTo(1250L);
+      assertThat(duplicate.get(30, TimeUnit.SECONDS)).isEqualTo(1250L);
+      assertThat(waiting.get()).as("the duplicate waited on the first's row lock").isTrue();
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(bodies).hasValue(1);
+    assertThat(Payments.rows(ds, orderId)).isEqualTo(1);
+  }
+
+  private static int lockWaiters() throws Exception {
+    try (Connection c = ds.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'");
+        java.sql.ResultSet rs = ps.executeQuery()) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void aDuplicateStormThroughTheEngineWritesEachPaymentOnce() throws Exception {
+    String prefix = order("storm");
+    AtomicInteger bodies = new AtomicInteger();
+    MessageProcessor processor =
+        Payments.processor(store, Payments.recordPayment(store, bodies::incrementAndGet));
+    ExecutorService pool = Executors.newFixedThreadPool(12);
+    List<Future<Disposition>> results = new ArrayList<>();
+    try {
+      for (int m = 0; m < 60; m++) {
+        for (int copy = 0; copy < 3; copy++) {
+          String orderId = prefix + "-" + m;
+          results.add(pool.submit(() -> processor.process(Payments.message(orderId))));
+        }
+      }
+      for (Future<Disposition> f : results) {
+        assertThat(f.get(60, TimeUnit.SECONDS)).isInstanceOf(Disposition.Ack.class);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    assertThat(bodies).hasValue(60);
+    for (int m = 0; m < 60; m++) {
+      assertThat(Payments.rows(ds, prefix + "-" + m)).isEqualTo(1);
+    }
+  }
+
+  private static void insert(Connection c, String orderId) throws Exception {
+    try (PreparedStatement ps =
+        c.prepareStatement("INSERT INTO payments (order_id, amount) VALUES (?, 1)")) {
+      ps.setString(1, orderId);
+      ps.executeUpdate();
+    }
+  }
+
+  /**
+   * Runs the step inside a handler call (where a handler context is valid), for a message without a
+   * key: the step's key is absolute. Returns its result or rethrows its failure unchanged.
+   */
+  private static <R> R runStep(TransactionalStep<String, R> step, String input) throws Exception {
+    AtomicReference<R> result = new AtomicReference<>();
+    AtomicReference<Exception> failure = new AtomicReference<>();
+    MessageProcessor.of(
+            dev.siglo.consumer.engine.MessageProcessorConfig.builder(
+                    dev.siglo.consumer.PayloadDecoder.bytes(),
+                    (byte[] payload, HandlerContext ctx) -> {
+                      try {
+                        result.set(step.run(ctx, input));
+                      } catch (Exception e) {
+                        failure.set(e);
+                      }
+                      return null;
+                    })
+                .missingKeyPolicy(
+                    dev.siglo.consumer.key.MissingKeyPolicy.PROCESS_WITHOUT_IDEMPOTENCY)
+                .build())
+        .process(
+            dev.siglo.consumer.Message.builder(
+                    "direct", dev.siglo.consumer.MessageSource.of("test", "direct"))
+                .build());
+    if (failure.get() != null) {
+      throw failure.get();
+    }
+    return result.get();
+  }
+}
