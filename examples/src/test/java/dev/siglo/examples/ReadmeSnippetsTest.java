@@ -27,7 +27,8 @@ class ReadmeSnippetsTest {
     String readme = Files.readString(Path.of("..", "README.md"));
     Map<String, String> regions = regions(Path.of("src", "main", "java"));
 
-    assertThat(regions).containsKeys("handler", "wiring");
+    assertThat(regions)
+        .containsKeys("handler", "wiring", "redis-store", "postgres-store", "transactional-step");
     for (Map.Entry<String, String> region : regions.entrySet()) {
       assertThat(readme)
           .as("README.md must contain the example region '%s' verbatim", region.getKey())

@@ -1,0 +1,87 @@
+package dev.siglo.examples.stores;
+
+import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.examples.payments.Order;
+import dev.siglo.store.postgres.PostgresIdempotencyStore;
+import dev.siglo.store.postgres.PostgresStoreConfig;
+import dev.siglo.store.postgres.TransactionalStep;
+import dev.siglo.store.redis.RedisIdempotencyStore;
+import dev.siglo.store.redis.RedisStoreConfig;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import javax.sql.DataSource;
+
+/** How each shared store is configured; the README shows these methods' bodies. */
+public final class StoreConfigurations {
+  private StoreConfigurations() {}
+
+  /**
+   * @param password the Redis password (from a secret store, never from code)
+   * @return a Redis store for several consumer processes
+   */
+  public static RedisIdempotencyStore redis(String password) {
+    // README:start redis-store
+    RedisIdempotencyStore redis =
+        RedisIdempotencyStore.create(
+            RedisStoreConfig.builder()
+                .hostAndPort("redis.internal", 6379)
+                .credentials("siglo", password) // ACL user; never printed, masked in toString
+                .tls(true)
+                .database(2)
+                .keyPrefix("payments:") // clear() only ever touches keys under it
+                .poolSize(32)
+                .timeouts(Duration.ofSeconds(1), Duration.ofSeconds(2))
+                .build());
+    // README:end redis-store
+    return redis;
+  }
+
+  /**
+   * @param dataSource a pooled data source (HikariCP or your framework's)
+   * @return a PostgreSQL store
+   */
+  public static PostgresIdempotencyStore postgres(DataSource dataSource) {
+    // README:start postgres-store
+    PostgresIdempotencyStore postgres =
+        PostgresIdempotencyStore.create(
+            PostgresStoreConfig.builder(dataSource) // your pool: one borrowed connection per call
+                .schema("payments")
+                .table("siglo_idempotency")
+                .createTable(true) // or apply postgres.schemaSql() with your migration tool
+                .build());
+    postgres.schedulePurge(Duration.ofMinutes(10)); // deletes rows an hour past their expiry
+    // README:end postgres-store
+    return postgres;
+  }
+
+  /**
+   * @param postgres the store whose database also holds the payments table
+   * @return a step that writes a payment and its idempotency record in one transaction
+   */
+  public static TransactionalStep<Order, Long> recordPayment(PostgresIdempotencyStore postgres) {
+    // README:start transactional-step
+    TransactionalStep<Order, Long> recordPayment =
+        TransactionalStep.create(
+                postgres,
+                "recordPayment",
+                Long.class,
+                (Connection connection, Order order) -> {
+                  try (PreparedStatement insert =
+                      connection.prepareStatement(
+                          "INSERT INTO payments (order_id, amount_cents) VALUES (?, ?) RETURNING id")) {
+                    insert.setString(1, order.orderId());
+                    insert.setLong(2, order.amountCents());
+                    try (ResultSet rs = insert.executeQuery()) {
+                      rs.next();
+                      return rs.getLong(1);
+                    }
+                  }
+                })
+            .idempotent(order -> "payment:" + order.orderId(), IdempotencyOptions.defaults());
+    // inside a MessageHandler: long paymentId = recordPayment.run(context, order);
+    // README:end transactional-step
+    return recordPayment;
+  }
+}
