@@ -12,12 +12,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
+import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.awaitility.Awaitility;
 
 /**
@@ -44,16 +48,24 @@ public final class RedisServer implements AutoCloseable {
   private final boolean persistent;
   private final String password;
   private final String host;
+  private final boolean tls;
   private Process process;
 
   private RedisServer(
-      Path binary, String host, int port, Path dir, boolean persistent, String password) {
+      Path binary,
+      String host,
+      int port,
+      Path dir,
+      boolean persistent,
+      String password,
+      boolean tls) {
     this.binary = binary;
     this.host = host;
     this.port = port;
     this.dir = dir;
     this.persistent = persistent;
     this.password = password;
+    this.tls = tls;
   }
 
   /**
@@ -73,7 +85,7 @@ public final class RedisServer implements AutoCloseable {
     if (url != null && !url.isBlank()) {
       URI uri = URI.create(url);
       return new RedisServer(
-          null, uri.getHost(), uri.getPort() < 0 ? 6379 : uri.getPort(), null, false, null);
+          null, uri.getHost(), uri.getPort() < 0 ? 6379 : uri.getPort(), null, false, null, false);
     }
     return builder().start();
   }
@@ -99,6 +111,19 @@ public final class RedisServer implements AutoCloseable {
     return port;
   }
 
+  /** Password of {@link #trustStore()}. */
+  public static final String TRUST_STORE_PASSWORD = "changeit";
+
+  /**
+   * The PKCS12 trust store (password {@value #TRUST_STORE_PASSWORD}) holding the self-signed
+   * certificate of a TLS server, for clients.
+   *
+   * @return the trust store, empty when the server does not use TLS
+   */
+  public Optional<Path> trustStore() {
+    return tls ? Optional.of(dir.resolve("trust.p12")) : Optional.empty();
+  }
+
   /**
    * @return the binary in use, empty for an external server
    */
@@ -118,7 +143,16 @@ public final class RedisServer implements AutoCloseable {
     }
     List<String> cmd = new ArrayList<>();
     cmd.add(binary.toString());
-    cmd.addAll(List.of("--port", String.valueOf(port), "--bind", "127.0.0.1"));
+    if (tls) {
+      cmd.addAll(
+          List.of("--port", "0", "--tls-port", String.valueOf(port), "--tls-auth-clients", "no"));
+      cmd.addAll(List.of("--tls-cert-file", dir.resolve("cert.pem").toString()));
+      cmd.addAll(List.of("--tls-key-file", dir.resolve("key.pem").toString()));
+      cmd.addAll(List.of("--tls-ca-cert-file", dir.resolve("cert.pem").toString()));
+    } else {
+      cmd.addAll(List.of("--port", String.valueOf(port)));
+    }
+    cmd.addAll(List.of("--bind", "127.0.0.1"));
     cmd.addAll(List.of("--dir", dir.toString(), "--protected-mode", "no"));
     if (persistent) {
       cmd.addAll(List.of("--appendonly", "yes", "--appendfsync", "always", "--save", ""));
@@ -187,7 +221,7 @@ public final class RedisServer implements AutoCloseable {
   }
 
   private boolean answersPing() {
-    try (Socket s = new Socket()) {
+    try (Socket s = tls ? trustingSocket() : new Socket()) {
       s.connect(new InetSocketAddress(host, port), 200);
       s.setSoTimeout(1_000);
       OutputStream out = s.getOutputStream();
@@ -200,6 +234,77 @@ public final class RedisServer implements AutoCloseable {
       return answer.startsWith("+PONG") || answer.startsWith("-NOAUTH");
     } catch (IOException e) {
       return false;
+    }
+  }
+
+  private Socket trustingSocket() throws IOException {
+    try (InputStream in = Files.newInputStream(dir.resolve("trust.p12"))) {
+      KeyStore trust = KeyStore.getInstance("PKCS12");
+      trust.load(in, TRUST_STORE_PASSWORD.toCharArray());
+      TrustManagerFactory tmf =
+          TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+      tmf.init(trust);
+      SSLContext context = SSLContext.getInstance("TLS");
+      context.init(null, tmf.getTrustManagers(), null);
+      return context.getSocketFactory().createSocket();
+    } catch (GeneralSecurityException e) {
+      throw new IOException("cannot build a TLS context for the readiness check", e);
+    }
+  }
+
+  /** Makes a self-signed certificate for 127.0.0.1 with openssl and a PKCS12 trust store for it. */
+  private static void makeCertificate(Path dir) {
+    run(
+        dir,
+        "openssl",
+        "req",
+        "-x509",
+        "-newkey",
+        "rsa:2048",
+        "-nodes",
+        "-keyout",
+        "key.pem",
+        "-out",
+        "cert.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=localhost",
+        "-addext",
+        "subjectAltName=IP:127.0.0.1,DNS:localhost");
+    run(
+        dir,
+        Path.of(System.getProperty("java.home"), "bin", "keytool").toString(),
+        "-importcert",
+        "-noprompt",
+        "-alias",
+        "redis",
+        "-file",
+        "cert.pem",
+        "-keystore",
+        "trust.p12",
+        "-storetype",
+        "PKCS12",
+        "-storepass",
+        TRUST_STORE_PASSWORD);
+  }
+
+  private static void run(Path dir, String... command) {
+    try {
+      Process p =
+          new ProcessBuilder(command)
+              .directory(dir.toFile())
+              .redirectErrorStream(true)
+              .redirectOutput(dir.resolve("cert.log").toFile())
+              .start();
+      if (!p.waitFor(60, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        throw new IllegalStateException(command[0] + " failed; see " + dir.resolve("cert.log"));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run " + command[0], e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while running " + command[0], e);
     }
   }
 
@@ -253,8 +358,19 @@ public final class RedisServer implements AutoCloseable {
     private boolean persistent;
     private String password;
     private boolean embeddedBinary;
+    private boolean tls;
 
     private Builder() {}
+
+    /**
+     * @param tls serve TLS only, with a self-signed certificate for 127.0.0.1 made by {@code
+     *     openssl} (see {@link RedisServer#trustStore()}); needs a redis-server built with TLS
+     * @return this builder
+     */
+    public Builder tls(boolean tls) {
+      this.tls = tls;
+      return this;
+    }
 
     /**
      * @param persistent append-only file with fsync on every write, kept across restarts
@@ -291,13 +407,17 @@ public final class RedisServer implements AutoCloseable {
       try {
         Path dir = Files.createTempDirectory("siglo-redis");
         dir.toFile().deleteOnExit();
+        if (tls) {
+          makeCertificate(dir);
+        }
         return new RedisServer(
                 findBinary(embeddedBinary),
                 "127.0.0.1",
                 FreePorts.loopback(),
                 dir,
                 persistent,
-                password)
+                password,
+                tls)
             .start();
       } catch (IOException e) {
         throw new UncheckedIOException("cannot create a Redis data directory", e);

@@ -3,6 +3,7 @@ package dev.siglo.store.redis;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import dev.siglo.consumer.SigloConfigurationException;
 import dev.siglo.consumer.key.IdempotencyKeys;
@@ -33,6 +34,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.SslOptions;
 
 class RedisStoreIT {
   @RegisterExtension
@@ -266,5 +268,55 @@ class RedisStoreIT {
     assertThat(total).as("claims counted by the processes").isEqualTo(keys);
     assertThat(all).hasSize(keys);
     assertThat(won).allSatisfy(p -> assertThat(p).isNotEmpty());
+  }
+
+  @Test
+  void tlsConnectionsWorkWithTheRightTrustStoreAndFailClearlyWithout() {
+    assumeTrue(onPath("openssl"), "openssl is needed to make a test certificate");
+    RedisServer tlsServer;
+    try {
+      tlsServer = RedisServer.builder().tls(true).start();
+    } catch (IllegalStateException e) {
+      assumeTrue(false, "this redis-server cannot serve TLS: " + e.getMessage());
+      return;
+    }
+    try (tlsServer) {
+      SslOptions trusted =
+          SslOptions.builder()
+              .truststore(
+                  tlsServer.trustStore().orElseThrow().toFile(),
+                  RedisServer.TRUST_STORE_PASSWORD.toCharArray())
+              .trustStoreType("PKCS12")
+              .build();
+      try (RedisIdempotencyStore store =
+          RedisIdempotencyStore.create(config(tlsServer).tls(trusted).build())) {
+        String key = IdempotencyKeys.defaults().build("over-tls");
+        store.complete(key, claimed(store, key), new Outcome.Success("\"encrypted\""), TTL);
+        assertThat(store.getResult(key)).contains(new Outcome.Success("\"encrypted\""));
+        assertThat(store.toString()).contains("rediss://");
+      }
+      try (RedisIdempotencyStore untrusted =
+          RedisIdempotencyStore.create(
+              config(tlsServer)
+                  .tls(true)
+                  .timeouts(Duration.ofSeconds(1), Duration.ofSeconds(1))
+                  .build())) {
+        assertThatThrownBy(untrusted::checkConnection)
+            .isInstanceOf(IdempotencyStoreUnavailableException.class);
+      }
+      try (RedisIdempotencyStore plain =
+          RedisIdempotencyStore.create(
+              config(tlsServer).timeouts(Duration.ofMillis(500), Duration.ofMillis(500)).build())) {
+        assertThatThrownBy(plain::checkConnection)
+            .isInstanceOf(IdempotencyStoreUnavailableException.class);
+      }
+    }
+  }
+
+  private static boolean onPath(String command) {
+    String path = System.getenv("PATH");
+    return path != null
+        && java.util.Arrays.stream(path.split(java.io.File.pathSeparator))
+            .anyMatch(d -> java.nio.file.Files.isExecutable(java.nio.file.Path.of(d, command)));
   }
 }
