@@ -110,7 +110,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     entries.compute(
         key,
         (k, e) -> {
-          requireHeldBy(k, e, token, now);
+          requireHeldBy(k, e, token);
           return Entry.completed(e.fingerprint, encoded, now + retention.toMillis(), sequence);
         });
     completionOrder.add(new Completion(key, sequence));
@@ -123,11 +123,10 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
   public void fail(String key, ClaimToken token) {
     IdempotencyKeys.requireValidStoreKey(key);
     Objects.requireNonNull(token, "token");
-    long now = clock.millis();
     entries.compute(
         key,
         (k, e) -> {
-          requireHeldBy(k, e, token, now);
+          requireHeldBy(k, e, token);
           return null;
         });
   }
@@ -142,7 +141,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     entries.compute(
         key,
         (k, e) -> {
-          requireHeldBy(k, e, token, now);
+          requireHeldBy(k, e, token);
           return Entry.inProgress(token, e.fingerprint, leaseEnd);
         });
     return Instant.ofEpochMilli(leaseEnd);
@@ -224,14 +223,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  private static void requireHeldBy(String key, Entry e, ClaimToken token, long now) {
+  private static void requireHeldBy(String key, Entry e, ClaimToken token) {
     if (e == null || e.outcome != null || !e.token.equals(token)) {
-      throw new IdempotencyLeaseLostException(
-          "claim on key '"
-              + key
-              + "' is not held by token "
-              + token
-              + (e == null ? " (no claim)" : e.outcome != null ? " (completed)" : " (taken over)"));
+      throw IdempotencyLeaseLostException.notHeld(key, token);
     }
   }
 

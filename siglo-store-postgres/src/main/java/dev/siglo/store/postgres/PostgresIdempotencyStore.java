@@ -275,7 +275,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     byte[] encoded = config.codec().encode(Objects.requireNonNull(outcome, "outcome"));
     int updated = run("complete", c -> completeIn(c, key, token, encoded, retention));
     if (updated == 0) {
-      throw leaseLost(key, token);
+      throw IdempotencyLeaseLostException.notHeld(key, token);
     }
   }
 
@@ -306,7 +306,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
               }
             });
     if (deleted == 0) {
-      throw leaseLost(key, token);
+      throw IdempotencyLeaseLostException.notHeld(key, token);
     }
   }
 
@@ -330,7 +330,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
               }
             });
     if (until == null) {
-      throw leaseLost(key, token);
+      throw IdempotencyLeaseLostException.notHeld(key, token);
     }
     return Instant.ofEpochMilli(until);
   }
@@ -507,14 +507,5 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     } else {
       ps.setLong(index, config.clock().millis());
     }
-  }
-
-  static IdempotencyLeaseLostException leaseLost(String key, ClaimToken token) {
-    return new IdempotencyLeaseLostException(
-        "claim on key '"
-            + key
-            + "' is not held by token "
-            + token
-            + " (released, completed or taken over)");
   }
 }

@@ -10,6 +10,7 @@ import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.IdempotencyConflictException;
+import dev.siglo.consumer.store.IdempotencyLeaseLostException;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.store.ResultCodec;
 import java.sql.Connection;
@@ -101,7 +102,7 @@ final class TransactionalRunner {
       throws SQLException {
     byte[] encoded = store.config().codec().encode(outcome);
     if (store.completeIn(c, key, token, encoded, ttl) != 1) {
-      throw PostgresIdempotencyStore.leaseLost(key, token);
+      throw IdempotencyLeaseLostException.notHeld(key, token);
     }
   }
 

@@ -208,7 +208,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                         number(retention.toMillis()),
                         grace)));
     if (!Long.valueOf(1L).equals(done)) {
-      throw leaseLost(key, token);
+      throw IdempotencyLeaseLostException.notHeld(key, token);
     }
   }
 
@@ -218,7 +218,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(token, "token");
     Object done = call("fail", () -> FAIL.run(redis, List.of(k), List.of(bytes(token.value()))));
     if (!Long.valueOf(1L).equals(done)) {
-      throw leaseLost(key, token);
+      throw IdempotencyLeaseLostException.notHeld(key, token);
     }
   }
 
@@ -236,7 +236,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                     List.of(k),
                     List.of(now(), bytes(token.value()), number(lease.toMillis()), grace)));
     if (leaseEnd == null) {
-      throw leaseLost(key, token);
+      throw IdempotencyLeaseLostException.notHeld(key, token);
     }
     return instant(leaseEnd);
   }
@@ -355,15 +355,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             + ": "
             + cause.getMessage(),
         cause);
-  }
-
-  private static IdempotencyLeaseLostException leaseLost(String key, ClaimToken token) {
-    return new IdempotencyLeaseLostException(
-        "claim on key '"
-            + key
-            + "' is not held by token "
-            + token
-            + " (released, completed or taken over)");
   }
 
   private static String firstWord(String message) {
