@@ -1,0 +1,193 @@
+package dev.siglo.testkit;
+
+import java.io.ByteArrayOutputStream;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Properties;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import kafka.server.KafkaConfig;
+import kafka.server.KafkaRaftServer;
+import kafka.tools.StorageTool;
+import org.apache.kafka.clients.admin.Admin;
+import org.apache.kafka.clients.admin.AdminClientConfig;
+import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.common.Uuid;
+import org.apache.kafka.common.utils.Time;
+import org.awaitility.Awaitility;
+
+/**
+ * A real Apache Kafka 4.x broker for tests: one KRaft node (broker and controller) started
+ * in-process on free loopback ports with a temporary log directory, stopped by {@link #close()}.
+ * Internal topics use replication factor 1 and consumer groups start without delay, so a test group
+ * gets its assignment at once.
+ *
+ * <p>With the environment variable {@value #ENV_BOOTSTRAP} set, {@link #startOrExternal()} returns
+ * a handle to that cluster instead.
+ */
+public final class KafkaBroker implements AutoCloseable {
+  /** The environment variable naming an external cluster's bootstrap servers. */
+  public static final String ENV_BOOTSTRAP = "SIGLO_TEST_KAFKA_BOOTSTRAP";
+
+  private final String bootstrap;
+  private final KafkaRaftServer server;
+
+  private KafkaBroker(String bootstrap, KafkaRaftServer server) {
+    this.bootstrap = bootstrap;
+    this.server = server;
+  }
+
+  /**
+   * @return the external cluster of {@value #ENV_BOOTSTRAP}, or a new in-process broker
+   */
+  public static KafkaBroker startOrExternal() {
+    String external = System.getenv(ENV_BOOTSTRAP);
+    if (external != null && !external.isBlank()) {
+      return new KafkaBroker(external, null);
+    }
+    return start();
+  }
+
+  /**
+   * @return a new in-process broker, ready to serve
+   */
+  public static KafkaBroker start() {
+    int brokerPort = FreePorts.loopback();
+    int controllerPort = FreePorts.loopback();
+    try {
+      Path dir = Files.createTempDirectory("siglo-kafka");
+      Properties props = brokerProperties(dir.resolve("logs"), brokerPort, controllerPort);
+      Path file = dir.resolve("server.properties");
+      try (OutputStream out = Files.newOutputStream(file)) {
+        props.store(out, "siglo test broker");
+      }
+      ByteArrayOutputStream formatLog = new ByteArrayOutputStream();
+      int rc =
+          StorageTool.execute(
+              new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c", file.toString()},
+              new PrintStream(formatLog, true, StandardCharsets.UTF_8));
+      if (rc != 0) {
+        throw new IllegalStateException(
+            "formatting the Kafka log dir failed: " + formatLog.toString(StandardCharsets.UTF_8));
+      }
+      KafkaRaftServer server =
+          new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
+      server.startup();
+      KafkaBroker broker = new KafkaBroker("127.0.0.1:" + brokerPort, server);
+      broker.awaitReady();
+      return broker;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the test Kafka broker", e);
+    }
+  }
+
+  /**
+   * The properties of a single-node KRaft broker on loopback, also used by separate-JVM brokers.
+   *
+   * @param logDir the log directory
+   * @param brokerPort the client port
+   * @param controllerPort the controller port
+   * @return the properties
+   */
+  public static Properties brokerProperties(Path logDir, int brokerPort, int controllerPort) {
+    Properties p = new Properties();
+    p.setProperty("process.roles", "broker,controller");
+    p.setProperty("node.id", "1");
+    p.setProperty("controller.quorum.voters", "1@127.0.0.1:" + controllerPort);
+    p.setProperty(
+        "listeners",
+        "PLAINTEXT://127.0.0.1:" + brokerPort + ",CONTROLLER://127.0.0.1:" + controllerPort);
+    p.setProperty("advertised.listeners", "PLAINTEXT://127.0.0.1:" + brokerPort);
+    p.setProperty("controller.listener.names", "CONTROLLER");
+    p.setProperty("listener.security.protocol.map", "PLAINTEXT:PLAINTEXT,CONTROLLER:PLAINTEXT");
+    p.setProperty("log.dirs", logDir.toString());
+    p.setProperty("offsets.topic.replication.factor", "1");
+    p.setProperty("offsets.topic.num.partitions", "3");
+    p.setProperty("transaction.state.log.replication.factor", "1");
+    p.setProperty("transaction.state.log.min.isr", "1");
+    p.setProperty("group.initial.rebalance.delay.ms", "0");
+    p.setProperty("broker.session.timeout.ms", "2000");
+    p.setProperty("broker.heartbeat.interval.ms", "500");
+    p.setProperty("num.partitions", "1");
+    p.setProperty("auto.create.topics.enable", "false");
+    p.setProperty("log.flush.interval.messages", "1");
+    return p;
+  }
+
+  private void awaitReady() {
+    try (Admin admin = admin()) {
+      Awaitility.await("Kafka broker at " + bootstrap)
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(100))
+          .ignoreExceptions()
+          .until(() -> !admin.describeCluster().nodes().get(5, TimeUnit.SECONDS).isEmpty());
+    }
+  }
+
+  /**
+   * @return the bootstrap servers
+   */
+  public String bootstrapServers() {
+    return bootstrap;
+  }
+
+  /**
+   * @return whether this handle points at an external cluster it does not own
+   */
+  public boolean isExternal() {
+    return server == null;
+  }
+
+  /**
+   * @return an admin client for this broker; close it
+   */
+  public Admin admin() {
+    return Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap));
+  }
+
+  /**
+   * Creates topics and waits until they exist.
+   *
+   * @param partitions partitions of each topic
+   * @param names topic names
+   */
+  public void createTopics(int partitions, String... names) {
+    try (Admin admin = admin()) {
+      admin
+          .createTopics(
+              java.util.Arrays.stream(names)
+                  .map(n -> new NewTopic(n, partitions, (short) 1))
+                  .toList())
+          .all()
+          .get(60, TimeUnit.SECONDS);
+      Awaitility.await("topics " + String.join(",", names))
+          .atMost(Duration.ofSeconds(60))
+          .ignoreExceptions()
+          .until(
+              () -> admin.listTopics().names().get(5, TimeUnit.SECONDS).containsAll(Set.of(names)));
+    } catch (Exception e) {
+      throw new IllegalStateException("cannot create topics " + String.join(",", names), e);
+    }
+  }
+
+  /** Stops an in-process broker; an external cluster is left alone. */
+  @Override
+  public void close() {
+    if (server != null) {
+      server.shutdown();
+      server.awaitShutdown();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "KafkaBroker[" + bootstrap + (isExternal() ? ", external" : "") + "]";
+  }
+}
