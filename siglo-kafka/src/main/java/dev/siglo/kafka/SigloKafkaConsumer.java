@@ -1,0 +1,471 @@
+package dev.siglo.kafka;
+
+import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.MessageHandler;
+import dev.siglo.consumer.PayloadDecoder;
+import dev.siglo.consumer.SigloConfigurationException;
+import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.engine.MessageProcessor;
+import dev.siglo.consumer.engine.MessageProcessorConfig;
+import dev.siglo.consumer.engine.RetrySettings;
+import dev.siglo.consumer.event.SigloEventListener;
+import dev.siglo.consumer.internal.Durations;
+import dev.siglo.consumer.key.IdempotencyKeyExtractor;
+import dev.siglo.consumer.key.IdempotencyKeys;
+import dev.siglo.consumer.key.KeyExtractors;
+import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.kafka.internal.PollLoop;
+import dev.siglo.kafka.internal.RuntimeSettings;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import java.util.regex.Pattern;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+
+/**
+ * A Kafka consumer with exactly-once effects: each record goes through Siglo's engine (claim,
+ * handler and steps, completion or decline) and its offset is committed only when every record
+ * below it reached atomic completion (completed, declined, or dead-lettered).
+ *
+ * <p><b>Threads.</b> One named thread owns the {@code KafkaConsumer}; handlers run on {@code
+ * concurrency} named worker threads, ordered per {@link Ordering}. Polling continues while handlers
+ * run (fetching pauses when too much is buffered), so a slow handler never exceeds {@code
+ * max.poll.interval.ms}. A transient failure is retried in process, then later with backoff while
+ * its lane (key or partition) is held and the commit point stays behind it; after the maximum
+ * number of deliveries it goes to the dead-letter topic (default {@code <topic>-dlt}). Offsets are
+ * committed asynchronously every commit interval and synchronously on revoke and close.
+ *
+ * <p>{@link #start()} returns a future that completes when the consumer stops: normally after
+ * {@link #close(Duration)}, exceptionally on a fatal error (missing topic, authorization, a broken
+ * store configuration). Thread-safe; {@code close} is idempotent.
+ *
+ * @param <T> the decoded payload type
+ */
+public final class SigloKafkaConsumer<T> implements AutoCloseable {
+  private final RuntimeSettings settings;
+  private final MessageProcessor processor;
+  private final CompletableFuture<Void> termination = new CompletableFuture<>();
+  private final boolean shutdownHook;
+  private PollLoop loop;
+  private Thread pollThread;
+  private boolean closed;
+
+  private SigloKafkaConsumer(
+      RuntimeSettings settings, MessageProcessor processor, boolean shutdownHook) {
+    this.settings = settings;
+    this.processor = processor;
+    this.shutdownHook = shutdownHook;
+  }
+
+  /**
+   * @param decoder decodes record values for the handler
+   * @param handler the handler
+   * @param <T> the decoded payload type
+   * @return a builder
+   */
+  public static <T> Builder<T> builder(
+      PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
+    return new Builder<>(decoder, handler);
+  }
+
+  /**
+   * Starts polling on a new thread.
+   *
+   * @return a future completing when the consumer stops (exceptionally on a fatal error)
+   * @throws IllegalStateException when already started or closed
+   */
+  public synchronized CompletableFuture<Void> start() {
+    if (loop != null || closed) {
+      throw new IllegalStateException("the consumer was already started");
+    }
+    AtomicInteger n = new AtomicInteger();
+    ExecutorService workers =
+        Executors.newFixedThreadPool(
+            settings.concurrency(),
+            r -> {
+              Thread t =
+                  new Thread(
+                      r, "siglo-kafka-worker-" + settings.groupId() + "-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    loop = new PollLoop(settings, processor, workers, termination);
+    pollThread = new Thread(loop, "siglo-kafka-poll-" + settings.groupId());
+    pollThread.start();
+    if (shutdownHook) {
+      Runtime.getRuntime()
+          .addShutdownHook(
+              new Thread(
+                  () -> close(Duration.ofSeconds(30)),
+                  "siglo-kafka-shutdown-" + settings.groupId()));
+    }
+    return termination;
+  }
+
+  /**
+   * @return the future completing when the consumer stops
+   */
+  public CompletableFuture<Void> termination() {
+    return termination;
+  }
+
+  /**
+   * @return whether the consumer was started and has not stopped
+   */
+  public boolean isRunning() {
+    return loop != null && !termination.isDone();
+  }
+
+  /**
+   * Stops: no new records are dispatched, running handlers get up to {@code timeout} to finish, the
+   * completed prefix is committed, the consumer leaves its group. Idempotent.
+   *
+   * @param timeout the longest wait for running handlers
+   */
+  public void close(Duration timeout) {
+    PollLoop running;
+    Thread thread;
+    synchronized (this) {
+      closed = true;
+      running = loop;
+      thread = pollThread;
+    }
+    if (running == null) {
+      termination.complete(null);
+      return;
+    }
+    running.requestStop(timeout);
+    if (thread != Thread.currentThread()) {
+      try {
+        thread.join(timeout.plusSeconds(15).toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+
+  /** Closes with a 30 second timeout. */
+  @Override
+  public void close() {
+    close(Duration.ofSeconds(30));
+  }
+
+  /**
+   * Builds a {@link SigloKafkaConsumer}; every setter validates its argument and {@link #build()}
+   * checks the combination.
+   *
+   * @param <T> the decoded payload type
+   */
+  public static final class Builder<T> {
+    private final MessageProcessorConfig.Builder<T> engine;
+    private final Map<String, Object> properties = new HashMap<>();
+    private String bootstrapServers;
+    private String groupId;
+    private List<String> topics = List.of();
+    private Pattern pattern;
+    private Ordering ordering = Ordering.KEY;
+    private int concurrency = 16;
+    private int maxBuffered = 10_000;
+    private Duration commitInterval = Duration.ofSeconds(1);
+    private Duration rebalanceTimeout = Duration.ofSeconds(10);
+    private Duration topicCheckTimeout = Duration.ofSeconds(30);
+    private Function<String, String> deadLetterTopic = topic -> topic + "-dlt";
+    private boolean deadLetterDeclines;
+    private boolean shutdownHook;
+
+    private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
+      this.engine =
+          MessageProcessorConfig.builder(decoder, handler)
+              .keyExtractor(
+                  KeyExtractors.firstPresent(
+                      KeyExtractors.header(MessageProcessorConfig.DEFAULT_KEY_HEADER),
+                      KeyExtractors.recordKey()));
+    }
+
+    /**
+     * @param bootstrapServers the Kafka bootstrap servers
+     * @return this builder
+     */
+    public Builder<T> bootstrapServers(String bootstrapServers) {
+      this.bootstrapServers = nonBlank(bootstrapServers, "bootstrapServers");
+      return this;
+    }
+
+    /**
+     * @param groupId the consumer group
+     * @return this builder
+     */
+    public Builder<T> groupId(String groupId) {
+      this.groupId = nonBlank(groupId, "groupId");
+      return this;
+    }
+
+    /**
+     * @param topics the topics to subscribe to
+     * @return this builder
+     */
+    public Builder<T> topics(String... topics) {
+      if (topics.length == 0) {
+        throw new IllegalArgumentException("at least one topic");
+      }
+      for (String t : topics) {
+        nonBlank(t, "topic");
+      }
+      this.topics = List.of(topics);
+      return this;
+    }
+
+    /**
+     * @param pattern subscribe to every topic matching it (instead of {@link #topics})
+     * @return this builder
+     */
+    public Builder<T> topicPattern(Pattern pattern) {
+      this.pattern = Objects.requireNonNull(pattern, "pattern");
+      return this;
+    }
+
+    /**
+     * @param name any Kafka client property (security, timeouts, ...), passed to the consumer and
+     *     (where it applies) to the dead-letter producer
+     * @param value its value
+     * @return this builder
+     */
+    public Builder<T> property(String name, Object value) {
+      properties.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
+      return this;
+    }
+
+    /**
+     * @param store the idempotency store (in-memory by default; Redis or PostgreSQL to share it)
+     * @return this builder
+     */
+    public Builder<T> store(IdempotencyStore store) {
+      engine.store(store);
+      return this;
+    }
+
+    /**
+     * @param extractor where the key lives (default: header {@code idempotency-key}, else the
+     *     record key)
+     * @return this builder
+     */
+    public Builder<T> keyExtractor(IdempotencyKeyExtractor<? super T> extractor) {
+      engine.keyExtractor(extractor);
+      return this;
+    }
+
+    /**
+     * @param keys the key scheme (namespace, version)
+     * @return this builder
+     */
+    public Builder<T> keys(IdempotencyKeys keys) {
+      engine.keys(keys);
+      return this;
+    }
+
+    /**
+     * @param classifier the error classifier
+     * @return this builder
+     */
+    public Builder<T> classifier(ErrorClassifier classifier) {
+      engine.classifier(classifier);
+      return this;
+    }
+
+    /**
+     * @param retry in-process attempts, redelivery backoff and maximum deliveries
+     * @return this builder
+     */
+    public Builder<T> retry(RetrySettings retry) {
+      engine.retry(retry);
+      return this;
+    }
+
+    /**
+     * @param options ttl, lease, settle timeout and poll interval of record claims
+     * @return this builder
+     */
+    public Builder<T> options(IdempotencyOptions options) {
+      engine.options(options);
+      return this;
+    }
+
+    /**
+     * @param listener receives events
+     * @return this builder
+     */
+    public Builder<T> listener(SigloEventListener listener) {
+      engine.listener(listener);
+      return this;
+    }
+
+    /**
+     * @param ordering KEY (default), PARTITION or UNORDERED
+     * @return this builder
+     */
+    public Builder<T> ordering(Ordering ordering) {
+      this.ordering = Objects.requireNonNull(ordering, "ordering");
+      return this;
+    }
+
+    /**
+     * @param concurrency worker threads (independent of the partition count), at least 1
+     * @return this builder
+     */
+    public Builder<T> concurrency(int concurrency) {
+      if (concurrency < 1) {
+        throw new IllegalArgumentException("concurrency must be at least 1, was " + concurrency);
+      }
+      this.concurrency = concurrency;
+      return this;
+    }
+
+    /**
+     * @param maxBuffered records held (queued and running) before fetching pauses, at least 1
+     * @return this builder
+     */
+    public Builder<T> maxBuffered(int maxBuffered) {
+      if (maxBuffered < 1) {
+        throw new IllegalArgumentException("maxBuffered must be at least 1, was " + maxBuffered);
+      }
+      this.maxBuffered = maxBuffered;
+      return this;
+    }
+
+    /**
+     * @param commitInterval how often completed offsets are committed, positive
+     * @return this builder
+     */
+    public Builder<T> commitInterval(Duration commitInterval) {
+      this.commitInterval = Durations.requirePositive(commitInterval, "commitInterval");
+      return this;
+    }
+
+    /**
+     * @param rebalanceTimeout the bounded wait for running records of revoked partitions
+     * @return this builder
+     */
+    public Builder<T> rebalanceTimeout(Duration rebalanceTimeout) {
+      this.rebalanceTimeout = Durations.requirePositive(rebalanceTimeout, "rebalanceTimeout");
+      return this;
+    }
+
+    /**
+     * @param topicCheckTimeout how long start-up waits for the topics to exist
+     * @return this builder
+     */
+    public Builder<T> topicCheckTimeout(Duration topicCheckTimeout) {
+      this.topicCheckTimeout = Durations.requirePositive(topicCheckTimeout, "topicCheckTimeout");
+      return this;
+    }
+
+    /**
+     * @param deadLetterTopic the dead-letter topic of a topic (default {@code <topic>-dlt})
+     * @return this builder
+     */
+    public Builder<T> deadLetterTopic(Function<String, String> deadLetterTopic) {
+      this.deadLetterTopic = Objects.requireNonNull(deadLetterTopic, "deadLetterTopic");
+      return this;
+    }
+
+    /**
+     * @param copy also copy permanent declines to the dead-letter topic (they are acked either way)
+     * @return this builder
+     */
+    public Builder<T> deadLetterDeclines(boolean copy) {
+      this.deadLetterDeclines = copy;
+      return this;
+    }
+
+    /**
+     * @param install close the consumer from a JVM shutdown hook
+     * @return this builder
+     */
+    public Builder<T> shutdownHook(boolean install) {
+      this.shutdownHook = install;
+      return this;
+    }
+
+    /**
+     * @return the consumer, not started
+     * @throws SigloConfigurationException naming the setting when the combination is invalid
+     */
+    public SigloKafkaConsumer<T> build() {
+      if (bootstrapServers == null) {
+        throw new SigloConfigurationException("bootstrapServers is required");
+      }
+      if (groupId == null) {
+        throw new SigloConfigurationException("groupId is required");
+      }
+      if (topics.isEmpty() == (pattern == null)) {
+        throw new SigloConfigurationException("give either topics or a topicPattern");
+      }
+      Object autoCommit = properties.get(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG);
+      if (autoCommit != null && Boolean.parseBoolean(autoCommit.toString())) {
+        throw new SigloConfigurationException(
+            "enable.auto.commit=true is not allowed: Siglo commits an offset only after every record"
+                + " below it reached atomic completion");
+      }
+      for (String k :
+          List.of(
+              ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG,
+              ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG)) {
+        if (properties.containsKey(k)) {
+          throw new SigloConfigurationException(
+              k
+                  + " cannot be set: records are read as bytes and decoded by the PayloadDecoder, so a"
+                  + " decoding failure becomes a dead letter instead of stopping the consumer");
+        }
+      }
+      Map<String, Object> client = new HashMap<>(properties);
+      client.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
+      client.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
+      client.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
+      client.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
+      client.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "siglo-" + groupId);
+      RuntimeSettings settings =
+          new RuntimeSettings(
+              Map.copyOf(client),
+              groupId,
+              topics,
+              pattern,
+              ordering,
+              concurrency,
+              Math.max(maxBuffered, concurrency),
+              commitInterval,
+              rebalanceTimeout,
+              topicCheckTimeout,
+              deadLetterTopic,
+              deadLetterDeclines,
+              Duration.ofSeconds(30));
+      MessageProcessor processor = MessageProcessor.of(engine.name("kafka-" + groupId).build());
+      return new SigloKafkaConsumer<>(settings, processor, shutdownHook);
+    }
+
+    private static String nonBlank(String value, String name) {
+      Objects.requireNonNull(value, name);
+      if (value.isBlank()) {
+        throw new IllegalArgumentException(name + " must not be blank");
+      }
+      return value;
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SigloKafkaConsumer[group="
+        + settings.groupId()
+        + ", ordering="
+        + settings.ordering()
+        + ", concurrency="
+        + settings.concurrency()
+        + "]";
+  }
+}

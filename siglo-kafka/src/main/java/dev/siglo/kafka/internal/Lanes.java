@@ -1,0 +1,135 @@
+package dev.siglo.kafka.internal;
+
+import dev.siglo.kafka.Ordering;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.PriorityQueue;
+import java.util.Set;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Ordering: each record belongs to a lane (its record key within its partition for {@link
+ * Ordering#KEY}, its partition for {@link Ordering#PARTITION}, itself for {@link
+ * Ordering#UNORDERED}); a lane runs one record at a time in offset order. A record waiting for a
+ * retry keeps its lane busy, so later records of the lane wait behind it while other lanes flow.
+ * Owned by the poll thread.
+ */
+final class Lanes {
+  private final Ordering ordering;
+  private final Map<String, ArrayDeque<Work>> waiting = new HashMap<>();
+  private final ArrayDeque<Work> ready = new ArrayDeque<>();
+  private final PriorityQueue<Work> delayed =
+      new PriorityQueue<>((a, b) -> Long.compare(a.readyAtNanos, b.readyAtNanos));
+  private int queued;
+
+  Lanes(Ordering ordering) {
+    this.ordering = ordering;
+  }
+
+  String laneOf(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> r) {
+    String partition = r.topic() + "-" + r.partition();
+    return switch (ordering) {
+      case KEY ->
+          r.key() == null
+              ? partition + "@" + r.offset()
+              : partition + "/" + new String(r.key(), StandardCharsets.UTF_8);
+      case PARTITION -> partition;
+      case UNORDERED -> partition + "@" + r.offset();
+    };
+  }
+
+  /** A newly polled record: ready when its lane is idle, else queued behind it. */
+  void add(Work w) {
+    queued++;
+    ArrayDeque<Work> lane = waiting.get(w.lane);
+    if (lane == null) {
+      waiting.put(w.lane, new ArrayDeque<>());
+      ready.add(w);
+    } else {
+      lane.add(w);
+    }
+  }
+
+  /** The record reached completion: the next one of its lane becomes ready. */
+  void done(Work w) {
+    queued--;
+    ArrayDeque<Work> lane = waiting.get(w.lane);
+    if (lane == null) {
+      return;
+    }
+    Work next = lane.poll();
+    if (next == null) {
+      waiting.remove(w.lane);
+    } else {
+      ready.add(next);
+    }
+  }
+
+  /** The record will be retried after a delay; its lane stays busy. */
+  void retryLater(Work w, long delayNanos, long nowNanos) {
+    w.readyAtNanos = nowNanos + delayNanos;
+    delayed.add(w);
+  }
+
+  /**
+   * @return the next record to run now, or null
+   */
+  Work nextReady(long nowNanos) {
+    Work due = delayed.peek();
+    if (due != null && due.readyAtNanos <= nowNanos) {
+      return delayed.poll();
+    }
+    return ready.poll();
+  }
+
+  /**
+   * @return nanoseconds until the next delayed record is due, or -1
+   */
+  long nanosUntilNextDue(long nowNanos) {
+    Work due = delayed.peek();
+    return due == null ? -1 : Math.max(0, due.readyAtNanos - nowNanos);
+  }
+
+  /** Drops every record of the partitions that are not started yet (revoked partitions). */
+  void removePartitions(Set<TopicPartition> partitions) {
+    queued -= removeFrom(ready.iterator(), partitions);
+    queued -= removeFrom(delayed.iterator(), partitions);
+    Iterator<Map.Entry<String, ArrayDeque<Work>>> lanes = waiting.entrySet().iterator();
+    while (lanes.hasNext()) {
+      ArrayDeque<Work> lane = lanes.next().getValue();
+      queued -= removeFrom(lane.iterator(), partitions);
+    }
+    waiting.entrySet().removeIf(e -> e.getValue().isEmpty() && belongsTo(e.getKey(), partitions));
+  }
+
+  private static boolean belongsTo(String lane, Set<TopicPartition> partitions) {
+    for (TopicPartition tp : partitions) {
+      String prefix = tp.topic() + "-" + tp.partition();
+      if (lane.startsWith(prefix + "/") || lane.startsWith(prefix + "@") || lane.equals(prefix)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static int removeFrom(Iterator<Work> it, Set<TopicPartition> partitions) {
+    int removed = 0;
+    while (it.hasNext()) {
+      if (partitions.contains(it.next().partition)) {
+        it.remove();
+        removed++;
+      }
+    }
+    return removed;
+  }
+
+  /**
+   * @return records held here or running (queued, ready, delayed, in flight)
+   */
+  int buffered() {
+    return queued;
+  }
+}

@@ -1,0 +1,28 @@
+package dev.siglo.kafka.internal;
+
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+
+/** One record on its way through the runtime. Mutated only by the poll thread. */
+final class Work {
+  final ConsumerRecord<byte[], byte[]> record;
+  final TopicPartition partition;
+  final String lane;
+  int attempt = 1;
+  long readyAtNanos;
+
+  Work(ConsumerRecord<byte[], byte[]> record, String lane) {
+    this.record = record;
+    this.partition = new TopicPartition(record.topic(), record.partition());
+    this.lane = lane;
+  }
+
+  long offset() {
+    return record.offset();
+  }
+
+  @Override
+  public String toString() {
+    return partition + "@" + record.offset() + " (attempt " + attempt + ")";
+  }
+}
