@@ -4,12 +4,24 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.siglo.consumer.HandlerContext;
+import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
+import dev.siglo.consumer.PermanentException;
+import dev.siglo.consumer.TransientException;
+import dev.siglo.consumer.engine.RetrySettings;
+import dev.siglo.consumer.key.IdempotencyKeys;
+import dev.siglo.consumer.store.Outcome;
 import dev.siglo.testkit.KafkaBrokerExtension;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -83,5 +95,298 @@ class SigloKafkaConsumerIT {
     assertThat(effects).hasSize(keys);
     assertThat(effects.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
     assertThat(calls).hasValue(keys);
+  }
+
+  private static SigloKafkaConsumer.Builder<String> consumer(
+      String group, String topic, MessageHandler<String> handler) {
+    return SigloKafkaConsumer.builder(PayloadDecoder.utf8(), handler)
+        .bootstrapServers(KAFKA.broker().bootstrapServers())
+        .groupId(group)
+        .topics(topic)
+        .commitInterval(Duration.ofMillis(100));
+  }
+
+  @Test
+  void keyOrderingKeepsEachKeyInOffsetOrderWhileKeysRunConcurrently() throws Exception {
+    String topic = unique("ordered");
+    String group = unique("g");
+    KAFKA.broker().createTopics(1, topic);
+    for (int k = 0; k < 8; k++) {
+      for (int seq = 0; seq < 20; seq++) {
+        kafka.send(topic, 0, "customer-" + k, "customer-" + k + "-" + seq, String.valueOf(seq));
+      }
+    }
+    kafka.flush();
+    Map<String, List<Integer>> seen = new ConcurrentHashMap<>();
+    java.util.Set<String> keysInFlight = ConcurrentHashMap.newKeySet();
+    AtomicInteger sameKeyOverlaps = new AtomicInteger();
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger maxRunning = new AtomicInteger();
+    try (SigloKafkaConsumer<String> c =
+        consumer(
+                group,
+                topic,
+                (value, ctx) -> {
+                  String key = ctx.message().recordKey().orElseThrow();
+                  if (!keysInFlight.add(key)) {
+                    sameKeyOverlaps.incrementAndGet();
+                  }
+                  maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+                  int seq = Integer.parseInt(value);
+                  // simulated I/O; earlier records take longer, so running a key's records
+                  // concurrently would finish them out of order
+                  Thread.sleep(10 - seq % 10);
+                  seen.computeIfAbsent(key, k -> new CopyOnWriteArrayList<>()).add(seq);
+                  running.decrementAndGet();
+                  keysInFlight.remove(key);
+                  return null;
+                })
+            .ordering(Ordering.KEY)
+            .concurrency(8)
+            .build()) {
+      c.start();
+      awaitCommittedToEnd(group, topic, 1);
+    }
+    assertThat(maxRunning.get())
+        .as("more than one handler in flight on one partition")
+        .isGreaterThan(1);
+    assertThat(sameKeyOverlaps).as("never two records of one key at once").hasValue(0);
+    assertThat(seen).hasSize(8);
+    List<Integer> inOrder = java.util.stream.IntStream.range(0, 20).boxed().toList();
+    assertThat(seen.values()).allSatisfy(order -> assertThat(order).isEqualTo(inOrder));
+  }
+
+  @Test
+  void theCommittedOffsetNeverPassesAnIncompleteRecord() throws Exception {
+    String topic = unique("blocking");
+    String group = unique("g");
+    KAFKA.broker().createTopics(1, topic);
+    for (int i = 0; i < 20; i++) {
+      kafka.send(topic, 0, "k" + i, "id-" + i, i == 5 ? "block" : "go");
+    }
+    kafka.flush();
+    CountDownLatch release = new CountDownLatch(1);
+    AtomicInteger done = new AtomicInteger();
+    try (SigloKafkaConsumer<String> c =
+        consumer(
+                group,
+                topic,
+                (value, ctx) -> {
+                  if (value.equals("block")) {
+                    release.await(60, TimeUnit.SECONDS);
+                  }
+                  done.incrementAndGet();
+                  return null;
+                })
+            .concurrency(4)
+            .build()) {
+      c.start();
+      TopicPartition tp = new TopicPartition(topic, 0);
+      await().atMost(Duration.ofSeconds(60)).until(() -> done.get() == 19);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> kafka.committed(group).getOrDefault(tp, -1L) == 5L);
+      assertThat(done).as("later records completed while offset 5 is blocked").hasValue(19);
+      assertThat(kafka.committed(group).get(tp)).isEqualTo(5L);
+      release.countDown();
+      awaitCommittedToEnd(group, topic, 1);
+      assertThat(done).hasValue(20);
+    }
+  }
+
+  static final class CardDeclined extends PermanentException {
+    private static final long serialVersionUID = 1L;
+
+    CardDeclined(String m) {
+      super(m);
+    }
+  }
+
+  @Test
+  void transientPermanentAndExhaustedFailuresEndAsRetriedDeclinedOrDeadLettered() throws Exception {
+    String topic = unique("payments");
+    String group = unique("g");
+    KAFKA.broker().createTopics(2, topic, topic + "-dlt");
+    kafka.send(topic, 0, "a", "flaky-once", "flaky");
+    kafka.send(topic, 0, "b", "always-down", "down");
+    kafka.send(topic, 1, "c", "declined", "decline");
+    kafka.send(topic, 1, "d", "fine", "fine");
+    kafka.flush();
+    Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+    MessageHandler<String> handler =
+        (value, ctx) -> {
+          int n = calls.computeIfAbsent(value, k -> new AtomicInteger()).incrementAndGet();
+          switch (value) {
+            case "flaky" -> {
+              if (n == 1) {
+                throw new TransientException("gateway timed out");
+              }
+            }
+            case "down" -> throw new java.io.IOException("connection reset");
+            case "decline" -> throw new CardDeclined("card declined: insufficient funds");
+            default -> {}
+          }
+          return value;
+        };
+    dev.siglo.consumer.store.InMemoryIdempotencyStore store =
+        dev.siglo.consumer.store.InMemoryIdempotencyStore.create();
+    try (SigloKafkaConsumer<String> c =
+        consumer(group, topic, handler)
+            .store(store)
+            .retry(
+                RetrySettings.custom()
+                    .maxAttempts(2)
+                    .backoff(Duration.ofMillis(10), Duration.ofMillis(10))
+                    .maxDeliveries(3)
+                    .redeliveryBackoff(Duration.ofMillis(100), Duration.ofMillis(200))
+                    .build())
+            .build()) {
+      c.start();
+      awaitCommittedToEnd(group, topic, 2);
+      kafka.send(topic, 1, "c", "declined", "decline");
+      kafka.flush();
+      awaitCommittedToEnd(group, topic, 2);
+    }
+    assertThat(calls.get("flaky")).hasValue(2);
+    assertThat(calls.get("fine")).hasValue(1);
+    assertThat(calls.get("down")).as("2 in-process attempts x 3 deliveries").hasValue(6);
+    assertThat(calls.get("decline"))
+        .as("declined once, the redelivered duplicate replays the decline")
+        .hasValue(1);
+
+    List<ConsumerRecord<byte[], byte[]>> dlt = kafka.readAll(topic + "-dlt", 1);
+    assertThat(dlt).hasSize(1);
+    ConsumerRecord<byte[], byte[]> dead = dlt.get(0);
+    assertThat(new String(dead.value(), StandardCharsets.UTF_8)).isEqualTo("down");
+    assertThat(new String(dead.key(), StandardCharsets.UTF_8)).isEqualTo("b");
+    assertThat(KafkaTestSupport.header(dead, "idempotency-key")).isEqualTo("always-down");
+    assertThat(KafkaTestSupport.header(dead, "siglo.dlt.original-topic")).isEqualTo(topic);
+    assertThat(KafkaTestSupport.header(dead, "siglo.dlt.original-partition")).isEqualTo("0");
+    assertThat(KafkaTestSupport.header(dead, "siglo.dlt.original-offset")).isEqualTo("1");
+    assertThat(KafkaTestSupport.header(dead, "siglo.dlt.group")).isEqualTo(group);
+    assertThat(KafkaTestSupport.header(dead, "siglo.dlt.reason")).isEqualTo("RETRIES_EXHAUSTED");
+    assertThat(KafkaTestSupport.header(dead, "siglo.dlt.classification")).isEqualTo("TRANSIENT");
+    assertThat(KafkaTestSupport.header(dead, "siglo.dlt.exception-class"))
+        .isEqualTo("java.io.IOException");
+    assertThat(KafkaTestSupport.header(dead, "siglo.dlt.exception-message"))
+        .isEqualTo("connection reset");
+    assertThat(KafkaTestSupport.header(dead, "siglo.dlt.attempts")).isEqualTo("3");
+    assertThat(store.getResult(IdempotencyKeys.defaults().build("always-down")))
+        .as("no decline cached for a transient dead letter")
+        .isEmpty();
+    assertThat(store.getResult(IdempotencyKeys.defaults().build("declined")))
+        .containsInstanceOf(Outcome.Declined.class);
+  }
+
+  @Test
+  void poisonRecordsGoToTheDeadLetterTopicWithAReasonAndTheRecordsAroundThemAreProcessed()
+      throws Exception {
+    String topic = unique("poison");
+    String group = unique("g");
+    KAFKA.broker().createTopics(1, topic, topic + "-dlt");
+    kafka.send(topic, 0, null, "before", "ok");
+    kafka.sendRaw(topic, 0, null, "undecodable", new byte[] {(byte) 0xC3, (byte) 0x28});
+    kafka.send(topic, 0, null, null, "no key anywhere");
+    kafka.send(topic, 0, null, "k".repeat(5_000), "hostile key");
+    kafka.send(topic, 0, null, "after", "ok");
+    kafka.flush();
+    List<String> handled = new CopyOnWriteArrayList<>();
+    try (SigloKafkaConsumer<String> c =
+        consumer(
+                group,
+                topic,
+                (value, ctx) -> handled.add(ctx.message().header("idempotency-key").orElse("?")))
+            .build()) {
+      c.start();
+      awaitCommittedToEnd(group, topic, 1);
+      assertThat(c.isRunning()).isTrue();
+    }
+    assertThat(handled).containsExactlyInAnyOrder("before", "after");
+    List<ConsumerRecord<byte[], byte[]>> dlt = kafka.readAll(topic + "-dlt", 3);
+    assertThat(dlt)
+        .extracting(r -> KafkaTestSupport.header(r, "siglo.dlt.reason"))
+        .containsExactlyInAnyOrder("POISON_PAYLOAD", "MISSING_KEY", "INVALID_KEY");
+    assertThat(dlt)
+        .allSatisfy(
+            r ->
+                assertThat(KafkaTestSupport.header(r, "siglo.dlt.classification"))
+                    .isEqualTo("PERMANENT"));
+  }
+
+  @Test
+  void aConsumerClosedMidRunIsTakenOverWithoutRunningAnyKeyTwiceOrLosingOne() throws Exception {
+    String topic = unique("handover");
+    String group = unique("g");
+    KAFKA.broker().createTopics(4, topic);
+    int keys = 2_000;
+    for (int k = 0; k < keys; k++) {
+      kafka.send(topic, null, "key-" + k, "order-" + k, "v");
+    }
+    kafka.flush();
+    Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+    dev.siglo.consumer.store.InMemoryIdempotencyStore shared =
+        dev.siglo.consumer.store.InMemoryIdempotencyStore.create();
+    MessageHandler<String> handler =
+        (value, ctx) -> {
+          Thread.sleep(1);
+          effects
+              .computeIfAbsent(
+                  ctx.message().header("idempotency-key").orElseThrow(), k -> new AtomicInteger())
+              .incrementAndGet();
+          return null;
+        };
+    SigloKafkaConsumer<String> first =
+        consumer(group, topic, handler).store(shared).concurrency(4).build();
+    first.start();
+    await().atMost(Duration.ofSeconds(60)).until(() -> effects.size() > keys / 4);
+    first.close(Duration.ofSeconds(10));
+    assertThat(first.termination()).isCompleted();
+    int before = effects.size();
+    assertThat(before).isLessThan(keys);
+    try (SigloKafkaConsumer<String> second =
+        consumer(group, topic, handler).store(shared).concurrency(4).build()) {
+      second.start();
+      awaitCommittedToEnd(group, topic, 4);
+    }
+    assertThat(effects).hasSize(keys);
+    assertThat(effects.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+  }
+
+  @Test
+  void aSecondConsumerJoiningMidRunRebalancesWithoutRunningAnyKeyTwiceOrLosingOne()
+      throws Exception {
+    String topic = unique("rebalance");
+    String group = unique("g");
+    KAFKA.broker().createTopics(6, topic);
+    int keys = 3_000;
+    for (int k = 0; k < keys; k++) {
+      kafka.send(topic, null, "key-" + k, "order-" + k, "v");
+    }
+    kafka.flush();
+    Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+    dev.siglo.consumer.store.InMemoryIdempotencyStore shared =
+        dev.siglo.consumer.store.InMemoryIdempotencyStore.create();
+    MessageHandler<String> handler =
+        (value, ctx) -> {
+          Thread.sleep(1);
+          effects
+              .computeIfAbsent(
+                  ctx.message().header("idempotency-key").orElseThrow(), k -> new AtomicInteger())
+              .incrementAndGet();
+          return null;
+        };
+    try (SigloKafkaConsumer<String> first =
+            consumer(group, topic, handler).store(shared).concurrency(4).build();
+        SigloKafkaConsumer<String> second =
+            consumer(group, topic, handler).store(shared).concurrency(4).build()) {
+      first.start();
+      await().atMost(Duration.ofSeconds(60)).until(() -> effects.size() > keys / 5);
+      second.start();
+      awaitCommittedToEnd(group, topic, 6);
+      assertThat(first.isRunning()).isTrue();
+      assertThat(second.isRunning()).isTrue();
+    }
+    assertThat(effects).hasSize(keys);
+    assertThat(effects.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
   }
 }
