@@ -28,7 +28,13 @@ class ReadmeSnippetsTest {
     Map<String, String> regions = regions(Path.of("src", "main", "java"));
 
     assertThat(regions)
-        .containsKeys("handler", "wiring", "redis-store", "postgres-store", "transactional-step");
+        .containsKeys(
+            "handler",
+            "wiring",
+            "redis-store",
+            "postgres-store",
+            "transactional-step",
+            "kafka-consumer");
     for (Map.Entry<String, String> region : regions.entrySet()) {
       assertThat(readme)
           .as("README.md must contain the example region '%s' verbatim", region.getKey())
