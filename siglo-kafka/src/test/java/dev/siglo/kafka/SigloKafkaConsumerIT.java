@@ -389,4 +389,54 @@ class SigloKafkaConsumerIT {
     assertThat(effects).hasSize(keys);
     assertThat(effects.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
   }
+
+  @Test
+  void aHandlerSlowerThanMaxPollIntervalNeverMakesTheConsumerLeaveItsGroup() throws Exception {
+    String topic = unique("slow");
+    String group = unique("g");
+    KAFKA.broker().createTopics(1, topic);
+    kafka.send(topic, 0, "slow", "slow-1", "slow");
+    for (int i = 0; i < 30; i++) {
+      kafka.send(topic, 0, "fast-" + i, "fast-" + i, "fast");
+    }
+    kafka.flush();
+    CountDownLatch slowStarted = new CountDownLatch(1);
+    AtomicInteger handled = new AtomicInteger();
+    try (SigloKafkaConsumer<String> c =
+        consumer(
+                group,
+                topic,
+                (value, ctx) -> {
+                  if (value.equals("slow")) {
+                    slowStarted.countDown();
+                    Thread.sleep(8_000); // simulated slow I/O, well past max.poll.interval.ms
+                  }
+                  handled.incrementAndGet();
+                  return null;
+                })
+            .property("max.poll.interval.ms", 3_000)
+            .concurrency(4)
+            .build()) {
+      c.start();
+      assertThat(slowStarted.await(60, TimeUnit.SECONDS)).isTrue();
+      String member =
+          await().atMost(Duration.ofSeconds(30)).until(() -> memberId(group), m -> m != null);
+      awaitCommittedToEnd(group, topic, 1);
+      assertThat(memberId(group)).as("the same member throughout: no rebalance").isEqualTo(member);
+    }
+    assertThat(handled).hasValue(31);
+  }
+
+  private static String memberId(String group) throws Exception {
+    try (var admin = KAFKA.broker().admin()) {
+      var members =
+          admin
+              .describeConsumerGroups(List.of(group))
+              .all()
+              .get(30, TimeUnit.SECONDS)
+              .get(group)
+              .members();
+      return members.size() == 1 ? members.iterator().next().consumerId() : null;
+    }
+  }
 }
