@@ -113,4 +113,19 @@ class SigloKafkaConsumerFatalIT {
       return e.getCause();
     }
   }
+
+  @Test
+  void closingWhileWaitingForATopicStopsCleanly() throws Exception {
+    SigloKafkaConsumer<String> c =
+        SigloKafkaConsumer.builder(PayloadDecoder.utf8(), (v, ctx) -> null)
+            .bootstrapServers(KAFKA.broker().bootstrapServers())
+            .groupId("g-closing")
+            .topics("not-yet-created")
+            .topicCheckTimeout(Duration.ofMinutes(5))
+            .build();
+    CompletableFuture<Void> done = c.start();
+    c.close(Duration.ofSeconds(5));
+    done.get(30, TimeUnit.SECONDS);
+    assertThat(done).isCompletedWithValue(null);
+  }
 }

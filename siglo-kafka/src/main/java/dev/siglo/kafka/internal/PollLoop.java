@@ -105,6 +105,11 @@ public final class PollLoop implements Runnable {
       }
       shutdown(c);
       termination.complete(null);
+    } catch (WakeupException e) {
+      if (!stopRequested) {
+        termination.completeExceptionally(e);
+      }
+      termination.complete(null);
     } catch (Throwable t) {
       log.error(
           "Siglo Kafka consumer of group '{}' stopped: {}", settings.groupId(), t.toString(), t);
@@ -128,7 +133,10 @@ public final class PollLoop implements Runnable {
       if (missing.isEmpty()) {
         break;
       }
-      if (System.nanoTime() > deadline || stopRequested) {
+      if (stopRequested) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
         throw new SigloConfigurationException(
             "topic(s) "
                 + missing
