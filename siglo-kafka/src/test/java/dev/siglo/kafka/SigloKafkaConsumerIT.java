@@ -92,8 +92,7 @@ class SigloKafkaConsumerIT {
       awaitCommittedToEnd(group, topic, 6);
       assertThat(consumer.isRunning()).isTrue();
     }
-    assertThat(effects).hasSize(keys);
-    assertThat(effects.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+    assertEachKeyOnce(effects, keys);
     assertThat(calls).hasValue(keys);
   }
 
@@ -319,22 +318,11 @@ class SigloKafkaConsumerIT {
     String group = unique("g");
     KAFKA.broker().createTopics(4, topic);
     int keys = 2_000;
-    for (int k = 0; k < keys; k++) {
-      kafka.send(topic, null, "key-" + k, "order-" + k, "v");
-    }
-    kafka.flush();
+    produceKeys(topic, keys);
     Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
     dev.siglo.consumer.store.InMemoryIdempotencyStore shared =
         dev.siglo.consumer.store.InMemoryIdempotencyStore.create();
-    MessageHandler<String> handler =
-        (value, ctx) -> {
-          Thread.sleep(1);
-          effects
-              .computeIfAbsent(
-                  ctx.message().header("idempotency-key").orElseThrow(), k -> new AtomicInteger())
-              .incrementAndGet();
-          return null;
-        };
+    MessageHandler<String> handler = countingEffects(effects);
     SigloKafkaConsumer<String> first =
         consumer(group, topic, handler).store(shared).concurrency(4).build();
     first.start();
@@ -348,8 +336,7 @@ class SigloKafkaConsumerIT {
       second.start();
       awaitCommittedToEnd(group, topic, 4);
     }
-    assertThat(effects).hasSize(keys);
-    assertThat(effects.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+    assertEachKeyOnce(effects, keys);
   }
 
   @Test
@@ -359,22 +346,11 @@ class SigloKafkaConsumerIT {
     String group = unique("g");
     KAFKA.broker().createTopics(6, topic);
     int keys = 3_000;
-    for (int k = 0; k < keys; k++) {
-      kafka.send(topic, null, "key-" + k, "order-" + k, "v");
-    }
-    kafka.flush();
+    produceKeys(topic, keys);
     Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
     dev.siglo.consumer.store.InMemoryIdempotencyStore shared =
         dev.siglo.consumer.store.InMemoryIdempotencyStore.create();
-    MessageHandler<String> handler =
-        (value, ctx) -> {
-          Thread.sleep(1);
-          effects
-              .computeIfAbsent(
-                  ctx.message().header("idempotency-key").orElseThrow(), k -> new AtomicInteger())
-              .incrementAndGet();
-          return null;
-        };
+    MessageHandler<String> handler = countingEffects(effects);
     try (SigloKafkaConsumer<String> first =
             consumer(group, topic, handler).store(shared).concurrency(4).build();
         SigloKafkaConsumer<String> second =
@@ -386,8 +362,7 @@ class SigloKafkaConsumerIT {
       assertThat(first.isRunning()).isTrue();
       assertThat(second.isRunning()).isTrue();
     }
-    assertThat(effects).hasSize(keys);
-    assertThat(effects.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+    assertEachKeyOnce(effects, keys);
   }
 
   @Test
@@ -438,5 +413,29 @@ class SigloKafkaConsumerIT {
               .members();
       return members.size() == 1 ? members.iterator().next().consumerId() : null;
     }
+  }
+
+  private static void produceKeys(String topic, int keys) {
+    for (int k = 0; k < keys; k++) {
+      kafka.send(topic, null, "key-" + k, "order-" + k, "v");
+    }
+    kafka.flush();
+  }
+
+  /** A handler counting its side effect per idempotency key, with a little simulated work. */
+  private static MessageHandler<String> countingEffects(Map<String, AtomicInteger> effects) {
+    return (value, ctx) -> {
+      Thread.sleep(1);
+      effects
+          .computeIfAbsent(
+              ctx.message().header("idempotency-key").orElseThrow(), k -> new AtomicInteger())
+          .incrementAndGet();
+      return null;
+    };
+  }
+
+  private static void assertEachKeyOnce(Map<String, AtomicInteger> effects, int keys) {
+    assertThat(effects).hasSize(keys);
+    assertThat(effects.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
   }
 }

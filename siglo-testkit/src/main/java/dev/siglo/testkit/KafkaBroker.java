@@ -64,19 +64,7 @@ public final class KafkaBroker implements AutoCloseable {
     try {
       Path dir = Files.createTempDirectory("siglo-kafka");
       Properties props = brokerProperties(dir.resolve("logs"), brokerPort, controllerPort);
-      Path file = dir.resolve("server.properties");
-      try (OutputStream out = Files.newOutputStream(file)) {
-        props.store(out, "siglo test broker");
-      }
-      ByteArrayOutputStream formatLog = new ByteArrayOutputStream();
-      int rc =
-          StorageTool.execute(
-              new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c", file.toString()},
-              new PrintStream(formatLog, true, StandardCharsets.UTF_8));
-      if (rc != 0) {
-        throw new IllegalStateException(
-            "formatting the Kafka log dir failed: " + formatLog.toString(StandardCharsets.UTF_8));
-      }
+      format(props, dir);
       KafkaRaftServer server =
           new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
       server.startup();
@@ -119,6 +107,31 @@ public final class KafkaBroker implements AutoCloseable {
     p.setProperty("auto.create.topics.enable", "false");
     p.setProperty("log.flush.interval.messages", "1");
     return p;
+  }
+
+  /**
+   * Writes {@code server.properties} into {@code dir} and formats the log directory it names.
+   *
+   * @param props the broker properties
+   * @param dir where to write the properties file
+   * @return the properties file
+   * @throws IOException when the file cannot be written
+   */
+  static Path format(Properties props, Path dir) throws IOException {
+    Path file = dir.resolve("server.properties");
+    try (OutputStream out = Files.newOutputStream(file)) {
+      props.store(out, "siglo test broker");
+    }
+    ByteArrayOutputStream log = new ByteArrayOutputStream();
+    int rc =
+        StorageTool.execute(
+            new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c", file.toString()},
+            new PrintStream(log, true, StandardCharsets.UTF_8));
+    if (rc != 0) {
+      throw new IllegalStateException(
+          "formatting the Kafka log dir failed: " + log.toString(StandardCharsets.UTF_8));
+    }
+    return file;
   }
 
   private void awaitReady() {

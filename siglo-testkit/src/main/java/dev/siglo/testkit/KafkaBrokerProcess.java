@@ -1,21 +1,15 @@
 package dev.siglo.testkit;
 
-import java.io.ByteArrayOutputStream;
 import java.io.IOException;
-import java.io.OutputStream;
-import java.io.PrintStream;
 import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
-import kafka.tools.StorageTool;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.AdminClientConfig;
-import org.apache.kafka.common.Uuid;
 import org.awaitility.Awaitility;
 
 /**
@@ -45,19 +39,7 @@ public final class KafkaBrokerProcess implements AutoCloseable {
       int brokerPort = FreePorts.loopback();
       Properties props =
           KafkaBroker.brokerProperties(dir.resolve("logs"), brokerPort, FreePorts.loopback());
-      Path file = dir.resolve("server.properties");
-      try (OutputStream out = Files.newOutputStream(file)) {
-        props.store(out, "siglo separate-JVM test broker");
-      }
-      ByteArrayOutputStream log = new ByteArrayOutputStream();
-      int rc =
-          StorageTool.execute(
-              new String[] {"format", "-t", Uuid.randomUuid().toString(), "-c", file.toString()},
-              new PrintStream(log, true, StandardCharsets.UTF_8));
-      if (rc != 0) {
-        throw new IllegalStateException(
-            "formatting failed: " + log.toString(StandardCharsets.UTF_8));
-      }
+      Path file = KafkaBroker.format(props, dir);
       return new KafkaBrokerProcess(dir, file, brokerPort).startAgain();
     } catch (IOException e) {
       throw new UncheckedIOException("cannot prepare the separate-JVM broker", e);
