@@ -316,6 +316,15 @@ public final class MessageProcessorConfig<T> {
     }
 
     /**
+     * @param listeners listeners to add, in order
+     * @return this builder
+     */
+    public Builder<T> listeners(java.util.Collection<? extends SigloEventListener> listeners) {
+      listeners.forEach(this::listener);
+      return this;
+    }
+
+    /**
      * @return the configuration
      */
     public MessageProcessorConfig<T> build() {

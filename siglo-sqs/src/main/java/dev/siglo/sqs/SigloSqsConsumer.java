@@ -1,0 +1,413 @@
+package dev.siglo.sqs;
+
+import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.MessageHandler;
+import dev.siglo.consumer.PayloadDecoder;
+import dev.siglo.consumer.SigloConfigurationException;
+import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.engine.MessageProcessor;
+import dev.siglo.consumer.engine.MessageProcessorConfig;
+import dev.siglo.consumer.engine.RetrySettings;
+import dev.siglo.consumer.event.SigloEventListener;
+import dev.siglo.consumer.internal.Durations;
+import dev.siglo.consumer.key.IdempotencyKeyExtractor;
+import dev.siglo.consumer.key.IdempotencyKeys;
+import dev.siglo.consumer.key.KeyExtractors;
+import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.consumer.store.InMemoryIdempotencyStore;
+import dev.siglo.sqs.internal.SqsRuntime;
+import dev.siglo.sqs.internal.SqsSettings;
+import java.time.Duration;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
+import software.amazon.awssdk.services.sqs.model.SqsException;
+
+/**
+ * An SQS consumer with exactly-once effects: each message goes through Siglo's engine and is
+ * deleted only after atomic completion (completed, declined, or dead-lettered).
+ *
+ * <p>Pollers long-poll (all message and system attributes, up to ten at a time) while fewer than
+ * {@code maxInFlight} messages are held; workers run the handler, FIFO groups one message at a time
+ * in order. Ack = delete, batched by ten ({@code DeleteMessageBatch}, at once on FIFO queues). A
+ * transient failure is retried in process, then nacked: its visibility is set to a backoff computed
+ * from {@code ApproximateReceiveCount}; a FIFO group waits behind it. Past the maximum deliveries
+ * the message goes to the dead-letter queue Siglo was given (with reason attributes), or, without
+ * one, back to the queue so its redrive policy moves it. A handler running past a fraction of the
+ * visibility timeout gets the visibility extended and its claim lease renewed. {@link #close} stops
+ * receiving, lets running handlers finish, releases unstarted messages at once and flushes deletes.
+ * Thread-safe; {@code close} is idempotent.
+ *
+ * @param <T> the decoded payload type
+ */
+public final class SigloSqsConsumer<T> implements AutoCloseable {
+  private final SqsClient sqs;
+  private final String queueUrl;
+  private final Builder<T> builder;
+  private final CompletableFuture<Void> termination = new CompletableFuture<>();
+  private SqsRuntime runtime;
+  private boolean closed;
+
+  private SigloSqsConsumer(SqsClient sqs, String queueUrl, Builder<T> builder) {
+    this.sqs = sqs;
+    this.queueUrl = queueUrl;
+    this.builder = builder;
+  }
+
+  /**
+   * @param decoder decodes message bodies for the handler
+   * @param handler the handler
+   * @param <T> the decoded payload type
+   * @return a builder
+   */
+  public static <T> Builder<T> builder(
+      PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
+    return new Builder<>(decoder, handler);
+  }
+
+  /**
+   * Reads the queue's attributes and starts the pollers.
+   *
+   * @return a future completing when the consumer stops (exceptionally on a fatal error: the queue
+   *     does not exist, access denied, a broken store configuration)
+   */
+  public synchronized CompletableFuture<Void> start() {
+    if (runtime != null || closed) {
+      throw new IllegalStateException("the consumer was already started");
+    }
+    Map<QueueAttributeName, String> attributes;
+    try {
+      attributes =
+          sqs.getQueueAttributes(b -> b.queueUrl(queueUrl).attributeNames(QueueAttributeName.ALL))
+              .attributes();
+    } catch (QueueDoesNotExistException e) {
+      termination.completeExceptionally(
+          new SigloConfigurationException("queue " + queueUrl + " does not exist", e));
+      return termination;
+    } catch (SqsException e) {
+      termination.completeExceptionally(
+          e.statusCode() == 403
+              ? new SigloConfigurationException(
+                  "access to queue " + queueUrl + " denied: " + e.getMessage(), e)
+              : e);
+      return termination;
+    }
+    boolean fifo =
+        Boolean.parseBoolean(attributes.getOrDefault(QueueAttributeName.FIFO_QUEUE, "false"));
+    Duration visibility =
+        builder.visibilityTimeout != null
+            ? builder.visibilityTimeout
+            : Duration.ofSeconds(
+                Long.parseLong(
+                    attributes.getOrDefault(QueueAttributeName.VISIBILITY_TIMEOUT, "30")));
+    SqsSettings settings =
+        new SqsSettings(
+            queueUrl,
+            fifo,
+            builder.pollers,
+            builder.concurrency,
+            Math.max(builder.maxInFlight, builder.concurrency),
+            builder.waitTime,
+            visibility,
+            builder.heartbeatFraction,
+            builder.options.lease(),
+            builder.deleteInterval,
+            builder.deadLetterQueueUrl,
+            builder.deadLetterDeclines);
+    AtomicReference<SqsRuntime> self = new AtomicReference<>();
+    MessageHandler<? super T> user = builder.handler;
+    MessageHandler<T> reporting =
+        (value, ctx) -> {
+          SqsRuntime r = self.get();
+          if (r != null) {
+            r.claimed(
+                ctx.message().id(),
+                ctx.idempotencyKey().orElse(null),
+                ctx.claimToken().orElse(null));
+          }
+          return user.handle(value, ctx);
+        };
+    MessageProcessor processor =
+        MessageProcessor.of(
+            MessageProcessorConfig.builder(builder.decoder, reporting)
+                .name("sqs-" + queueName(queueUrl))
+                .store(builder.store)
+                .keyExtractor(builder.keyExtractor)
+                .keys(builder.keys)
+                .classifier(builder.classifier)
+                .retry(builder.retry)
+                .options(builder.options)
+                .listeners(builder.listeners)
+                .build());
+    runtime =
+        new SqsRuntime(sqs, settings, queueName(queueUrl), processor, builder.store, termination);
+    self.set(runtime);
+    runtime.start();
+    return termination;
+  }
+
+  private static String queueName(String url) {
+    return url.substring(url.lastIndexOf('/') + 1);
+  }
+
+  /**
+   * @return the future completing when the consumer stops
+   */
+  public CompletableFuture<Void> termination() {
+    return termination;
+  }
+
+  /**
+   * @return whether the consumer was started and has not stopped
+   */
+  public synchronized boolean isRunning() {
+    return runtime != null && !termination.isDone();
+  }
+
+  /**
+   * Stops: no new messages are received, running handlers get up to {@code timeout}, unstarted
+   * messages become visible at once, pending deletes are flushed. Idempotent.
+   *
+   * @param timeout the longest wait for running handlers
+   */
+  public void close(Duration timeout) {
+    SqsRuntime r;
+    synchronized (this) {
+      closed = true;
+      r = runtime;
+    }
+    if (r == null) {
+      termination.complete(null);
+      return;
+    }
+    r.stop(timeout);
+  }
+
+  /** Closes with a 30 second timeout. */
+  @Override
+  public void close() {
+    close(Duration.ofSeconds(30));
+  }
+
+  /**
+   * Builds a {@link SigloSqsConsumer}; every setter validates its argument.
+   *
+   * @param <T> the decoded payload type
+   */
+  public static final class Builder<T> {
+    private final PayloadDecoder<T> decoder;
+    private final MessageHandler<? super T> handler;
+    private SqsClient client;
+    private String queueUrl;
+    private String queueName;
+    private IdempotencyStore store = InMemoryIdempotencyStore.create();
+    private IdempotencyKeyExtractor<? super T> keyExtractor =
+        KeyExtractors.firstPresent(
+            KeyExtractors.attribute(MessageProcessorConfig.DEFAULT_KEY_HEADER),
+            KeyExtractors.deduplicationId(),
+            KeyExtractors.messageId());
+    private IdempotencyKeys keys = IdempotencyKeys.defaults();
+    private ErrorClassifier classifier = ErrorClassifier.defaults();
+    private RetrySettings retry = RetrySettings.defaults();
+    private IdempotencyOptions options = IdempotencyOptions.defaults();
+    private final java.util.List<SigloEventListener> listeners = new java.util.ArrayList<>();
+    private int pollers = 1;
+    private int concurrency = 16;
+    private int maxInFlight = 64;
+    private Duration waitTime = Duration.ofSeconds(20);
+    private Duration visibilityTimeout;
+    private double heartbeatFraction = 0.5;
+    private Duration deleteInterval = Duration.ofMillis(100);
+    private String deadLetterQueueUrl;
+    private boolean deadLetterDeclines;
+
+    private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
+      this.decoder = Objects.requireNonNull(decoder, "decoder");
+      this.handler = Objects.requireNonNull(handler, "handler");
+    }
+
+    /**
+     * @param client the AWS SDK v2 SQS client (owned by the caller)
+     * @return this builder
+     */
+    public Builder<T> client(SqsClient client) {
+      this.client = Objects.requireNonNull(client, "client");
+      return this;
+    }
+
+    /**
+     * @param queueUrl the queue URL
+     * @return this builder
+     */
+    public Builder<T> queueUrl(String queueUrl) {
+      this.queueUrl = Objects.requireNonNull(queueUrl, "queueUrl");
+      return this;
+    }
+
+    /**
+     * @param queueName the queue name, resolved to its URL when built
+     * @return this builder
+     */
+    public Builder<T> queueName(String queueName) {
+      this.queueName = Objects.requireNonNull(queueName, "queueName");
+      return this;
+    }
+
+    /**
+     * @param store the idempotency store
+     * @return this builder
+     */
+    public Builder<T> store(IdempotencyStore store) {
+      this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
+     * @param extractor where the key lives (default: attribute {@code idempotency-key}, else the
+     *     {@code MessageDeduplicationId}, else the message id)
+     * @return this builder
+     */
+    public Builder<T> keyExtractor(IdempotencyKeyExtractor<? super T> extractor) {
+      this.keyExtractor = Objects.requireNonNull(extractor, "keyExtractor");
+      return this;
+    }
+
+    /**
+     * @param keys the key scheme
+     * @return this builder
+     */
+    public Builder<T> keys(IdempotencyKeys keys) {
+      this.keys = Objects.requireNonNull(keys, "keys");
+      return this;
+    }
+
+    /**
+     * @param classifier the error classifier
+     * @return this builder
+     */
+    public Builder<T> classifier(ErrorClassifier classifier) {
+      this.classifier = Objects.requireNonNull(classifier, "classifier");
+      return this;
+    }
+
+    /**
+     * @param retry in-process attempts, visibility backoff and maximum deliveries (receives)
+     * @return this builder
+     */
+    public Builder<T> retry(RetrySettings retry) {
+      this.retry = Objects.requireNonNull(retry, "retry");
+      return this;
+    }
+
+    /**
+     * @param options ttl, lease, settle timeout, poll interval of message claims
+     * @return this builder
+     */
+    public Builder<T> options(IdempotencyOptions options) {
+      this.options = Objects.requireNonNull(options, "options");
+      return this;
+    }
+
+    /**
+     * @param listener receives events
+     * @return this builder
+     */
+    public Builder<T> listener(SigloEventListener listener) {
+      listeners.add(Objects.requireNonNull(listener, "listener"));
+      return this;
+    }
+
+    /**
+     * @param pollers receiving threads, at least 1
+     * @param concurrency worker threads, at least 1
+     * @param maxInFlight messages held at most (received and not yet finished), at least 1
+     * @return this builder
+     */
+    public Builder<T> threads(int pollers, int concurrency, int maxInFlight) {
+      if (pollers < 1 || concurrency < 1 || maxInFlight < 1) {
+        throw new IllegalArgumentException(
+            "pollers, concurrency and maxInFlight must be at least 1");
+      }
+      this.pollers = pollers;
+      this.concurrency = concurrency;
+      this.maxInFlight = maxInFlight;
+      return this;
+    }
+
+    /**
+     * @param waitTime long-polling wait, 0 to 20 seconds
+     * @return this builder
+     */
+    public Builder<T> waitTime(Duration waitTime) {
+      Objects.requireNonNull(waitTime, "waitTime");
+      if (waitTime.isNegative() || waitTime.compareTo(Duration.ofSeconds(20)) > 0) {
+        throw new IllegalArgumentException("waitTime must be 0 to 20 seconds, was " + waitTime);
+      }
+      this.waitTime = waitTime;
+      return this;
+    }
+
+    /**
+     * @param visibilityTimeout the visibility timeout heartbeats extend to (default: the queue's)
+     * @param heartbeatFraction extend when a handler has run this fraction of it, 0.1 to 0.9
+     * @return this builder
+     */
+    public Builder<T> heartbeat(Duration visibilityTimeout, double heartbeatFraction) {
+      this.visibilityTimeout = Durations.requirePositive(visibilityTimeout, "visibilityTimeout");
+      if (!(heartbeatFraction >= 0.1 && heartbeatFraction <= 0.9)) {
+        throw new IllegalArgumentException(
+            "heartbeatFraction must be 0.1 to 0.9, was " + heartbeatFraction);
+      }
+      this.heartbeatFraction = heartbeatFraction;
+      return this;
+    }
+
+    /**
+     * @param deleteInterval how long deletes wait to fill a batch of ten, positive
+     * @return this builder
+     */
+    public Builder<T> deleteInterval(Duration deleteInterval) {
+      this.deleteInterval = Durations.requirePositive(deleteInterval, "deleteInterval");
+      return this;
+    }
+
+    /**
+     * @param deadLetterQueueUrl send dead letters there (with reason attributes) and delete them;
+     *     without it, they go back to the queue for its redrive policy
+     * @param copyDeclines also copy permanent declines there
+     * @return this builder
+     */
+    public Builder<T> deadLetterQueue(String deadLetterQueueUrl, boolean copyDeclines) {
+      this.deadLetterQueueUrl = Objects.requireNonNull(deadLetterQueueUrl, "deadLetterQueueUrl");
+      this.deadLetterDeclines = copyDeclines;
+      return this;
+    }
+
+    /**
+     * @return the consumer, not started
+     * @throws SigloConfigurationException when the client or the queue is missing, or the queue
+     *     name does not resolve
+     */
+    public SigloSqsConsumer<T> build() {
+      if (client == null) {
+        throw new SigloConfigurationException("client is required");
+      }
+      if ((queueUrl == null) == (queueName == null)) {
+        throw new SigloConfigurationException("give either queueUrl or queueName");
+      }
+      String url = queueUrl;
+      if (url == null) {
+        try {
+          url = client.getQueueUrl(b -> b.queueName(queueName)).queueUrl();
+        } catch (QueueDoesNotExistException e) {
+          throw new SigloConfigurationException("queue '" + queueName + "' does not exist", e);
+        }
+      }
+      return new SigloSqsConsumer<>(client, url, this);
+    }
+  }
+}

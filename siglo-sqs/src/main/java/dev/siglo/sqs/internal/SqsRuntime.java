@@ -1,0 +1,317 @@
+package dev.siglo.sqs.internal;
+
+import dev.siglo.consumer.SigloConfigurationException;
+import dev.siglo.consumer.classify.ErrorClass;
+import dev.siglo.consumer.engine.Disposition;
+import dev.siglo.consumer.engine.MessageProcessor;
+import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.store.IdempotencyStore;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
+import software.amazon.awssdk.services.sqs.model.SqsException;
+
+/**
+ * The SQS runtime: pollers long-poll the queue while fewer than {@code maxInFlight} messages are
+ * held; workers run the engine (FIFO groups one message at a time, in order); each disposition
+ * becomes a delete, a visibility change or a dead-letter send. Stopping releases unstarted messages
+ * at once (visibility 0) and flushes pending deletes.
+ */
+public final class SqsRuntime implements ClaimSink {
+  private static final Logger log = LoggerFactory.getLogger(SqsRuntime.class);
+
+  private final SqsClient sqs;
+  private final SqsSettings settings;
+  private final String queueName;
+  private final MessageProcessor processor;
+  private final CompletableFuture<Void> termination;
+  private final Semaphore permits;
+  private final ExecutorService workers;
+  private final QueueActions actions;
+  private final Heartbeat heartbeat;
+  private final Map<String, ArrayDeque<Message>> groups = new HashMap<>();
+  private final Map<String, Heartbeat.Running> runningById =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  private final List<Thread> pollers = new ArrayList<>();
+  private volatile boolean stopping;
+
+  /**
+   * @param sqs the client (owned by the caller)
+   * @param settings the settings
+   * @param queueName the queue name, for messages' source
+   * @param processor the engine
+   * @param store the store, for lease renewals
+   * @param termination completed when the runtime stops
+   */
+  public SqsRuntime(
+      SqsClient sqs,
+      SqsSettings settings,
+      String queueName,
+      MessageProcessor processor,
+      IdempotencyStore store,
+      CompletableFuture<Void> termination) {
+    this.sqs = sqs;
+    this.settings = settings;
+    this.queueName = queueName;
+    this.processor = processor;
+    this.termination = termination;
+    this.permits = new Semaphore(settings.maxInFlight());
+    AtomicInteger n = new AtomicInteger();
+    this.workers =
+        Executors.newFixedThreadPool(
+            settings.concurrency(),
+            r -> {
+              Thread t = new Thread(r, "siglo-sqs-worker-" + n.incrementAndGet());
+              t.setDaemon(true);
+              return t;
+            });
+    this.actions = new QueueActions(sqs, settings);
+    this.heartbeat = new Heartbeat(actions, store, settings);
+  }
+
+  /** Starts the pollers. */
+  public void start() {
+    for (int i = 0; i < settings.pollers(); i++) {
+      Thread t = new Thread(this::poll, "siglo-sqs-poller-" + queueName + "-" + (i + 1));
+      t.setDaemon(true);
+      pollers.add(t);
+      t.start();
+    }
+  }
+
+  @Override
+  public void claimed(String messageId, String key, String token) {
+    Heartbeat.Running r = runningById.get(messageId);
+    if (r != null && key != null && token != null) {
+      r.key = key;
+      r.token = new ClaimToken(token);
+    }
+  }
+
+  private void poll() {
+    int waitSeconds = (int) Math.min(20, Math.max(0, settings.waitTime().toSeconds()));
+    while (!stopping) {
+      int granted = 0;
+      try {
+        if (!permits.tryAcquire(1, 1, TimeUnit.SECONDS)) {
+          continue;
+        }
+        granted = 1;
+        while (granted < 10 && permits.tryAcquire()) {
+          granted++;
+        }
+        int max = granted;
+        List<Message> received =
+            sqs.receiveMessage(
+                    b ->
+                        b.queueUrl(settings.queueUrl())
+                            .maxNumberOfMessages(max)
+                            .waitTimeSeconds(waitSeconds)
+                            .messageSystemAttributeNames(MessageSystemAttributeName.ALL)
+                            .messageAttributeNames("All"))
+                .messages();
+        permits.release(granted - received.size());
+        granted = 0;
+        for (Message m : received) {
+          dispatch(m);
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        permits.release(granted);
+        return;
+      } catch (QueueDoesNotExistException e) {
+        permits.release(granted);
+        fail(
+            new SigloConfigurationException("queue " + settings.queueUrl() + " does not exist", e));
+        return;
+      } catch (SqsException e) {
+        permits.release(granted);
+        if (e.statusCode() == 403) {
+          fail(
+              new SigloConfigurationException(
+                  "access to queue " + settings.queueUrl() + " denied: " + e.getMessage(), e));
+          return;
+        }
+        log.warn("receiving from {} failed: {}", queueName, e.toString());
+      } catch (RuntimeException e) {
+        permits.release(granted);
+        log.warn("receiving from {} failed: {}", queueName, e.toString());
+      }
+    }
+  }
+
+  private void dispatch(Message m) {
+    String group = SqsMessages.groupOf(m);
+    if (!settings.fifo() || group == null) {
+      workers.execute(() -> runOne(m));
+      return;
+    }
+    synchronized (groups) {
+      ArrayDeque<Message> lane = groups.get(group);
+      if (lane != null) {
+        lane.add(m);
+        return;
+      }
+      groups.put(group, new ArrayDeque<>());
+    }
+    workers.execute(() -> runGroup(group, m));
+  }
+
+  private void runOne(Message m) {
+    if (stopping) {
+      release(m);
+      return;
+    }
+    handle(m);
+  }
+
+  /**
+   * Runs a FIFO group's messages in order; a nacked message holds its group, the rest is released.
+   */
+  private void runGroup(String group, Message first) {
+    Message m = first;
+    while (m != null) {
+      if (stopping) {
+        release(m);
+      } else if (handle(m) instanceof Disposition.NackRetry) {
+        List<Message> rest;
+        synchronized (groups) {
+          rest = new ArrayList<>(groups.remove(group));
+        }
+        rest.forEach(this::release);
+        return;
+      }
+      synchronized (groups) {
+        m = groups.get(group).poll();
+        if (m == null) {
+          groups.remove(group);
+        }
+      }
+    }
+  }
+
+  private Disposition handle(Message m) {
+    Heartbeat.Running running = heartbeat.start(m);
+    runningById.put(m.messageId(), running);
+    try {
+      dev.siglo.consumer.Message message = SqsMessages.toMessage(m, queueName);
+      Disposition d = processor.process(message);
+      apply(m, d, message.deliveryAttempt());
+      return d;
+    } catch (RuntimeException e) {
+      log.warn(
+          "message {} of {}: {}; it becomes visible again after its timeout",
+          m.messageId(),
+          queueName,
+          e.toString());
+      return new Disposition.NackRetry(settings.visibilityTimeout(), e, 0);
+    } finally {
+      heartbeat.stop(m);
+      runningById.remove(m.messageId());
+      permits.release();
+    }
+  }
+
+  private void apply(Message m, Disposition d, int attempts) {
+    if (d instanceof Disposition.Ack) {
+      actions.delete(m);
+    } else if (d instanceof Disposition.AckDeclined declined) {
+      if (settings.deadLetterDeclines()
+          && settings.deadLetterQueueUrl() != null
+          && !declined.replayed()) {
+        actions.sendToDeadLetterQueue(
+            m, "DECLINED", ErrorClass.PERMANENT, declined.cause(), attempts);
+      }
+      actions.delete(m);
+    } else if (d instanceof Disposition.NackRetry nack) {
+      SigloConfigurationException broken = configurationError(nack.cause());
+      if (broken != null) {
+        fail(broken);
+      }
+      actions.changeVisibility(m, nack.delay());
+    } else if (d instanceof Disposition.DeadLetter dead) {
+      if (settings.deadLetterQueueUrl() != null) {
+        actions.sendToDeadLetterQueue(
+            m, dead.reason().name(), dead.classification(), dead.cause(), attempts);
+        actions.delete(m);
+      } else {
+        // no explicit dead-letter queue: the queue's redrive policy moves it after maxReceiveCount
+        actions.changeVisibility(m, Duration.ZERO);
+      }
+    }
+  }
+
+  private void release(Message m) {
+    try {
+      actions.changeVisibility(m, Duration.ZERO);
+    } catch (RuntimeException e) {
+      log.warn("releasing message {} failed: {}", m.messageId(), e.toString());
+    } finally {
+      permits.release();
+    }
+  }
+
+  private static SigloConfigurationException configurationError(Throwable t) {
+    for (int depth = 0; t != null && depth < 16; t = t.getCause(), depth++) {
+      if (t instanceof SigloConfigurationException e) {
+        return e;
+      }
+    }
+    return null;
+  }
+
+  private void fail(Throwable t) {
+    log.error("Siglo SQS consumer of {} stopped: {}", queueName, t.toString());
+    termination.completeExceptionally(t);
+    Thread stopper = new Thread(() -> stop(Duration.ofSeconds(10)), "siglo-sqs-stop");
+    stopper.setDaemon(true);
+    stopper.start();
+  }
+
+  /**
+   * Stops receiving, lets running handlers finish within {@code timeout}, releases unstarted
+   * messages at once and flushes pending deletes. Idempotent.
+   *
+   * @param timeout the longest wait for running handlers
+   */
+  public synchronized void stop(Duration timeout) {
+    if (stopping && workers.isShutdown()) {
+      return;
+    }
+    stopping = true;
+    for (Thread t : pollers) {
+      try {
+        t.join(settings.waitTime().plusSeconds(5).toMillis());
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    workers.shutdown();
+    try {
+      if (!workers.awaitTermination(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+        workers.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      workers.shutdownNow();
+    }
+    heartbeat.close();
+    actions.close();
+    termination.complete(null);
+  }
+}

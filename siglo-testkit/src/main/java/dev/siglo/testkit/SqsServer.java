@@ -1,0 +1,88 @@
+package dev.siglo.testkit;
+
+import java.net.URI;
+import java.util.Map;
+import org.elasticmq.rest.sqs.SQSRestServer;
+import org.elasticmq.rest.sqs.SQSRestServerBuilder;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
+
+/**
+ * A real SQS endpoint for tests: ElasticMQ started in-process on a free loopback port, spoken to
+ * with the real AWS SDK v2 client (region {@code us-east-1}, dummy static credentials). With the
+ * environment variable {@value #ENV_ENDPOINT} set, {@link #startOrExternal()} uses that endpoint.
+ */
+public final class SqsServer implements AutoCloseable {
+  /** The environment variable naming another SQS endpoint for the tests. */
+  public static final String ENV_ENDPOINT = "SIGLO_TEST_SQS_ENDPOINT";
+
+  private final URI endpoint;
+  private final SQSRestServer server;
+
+  private SqsServer(URI endpoint, SQSRestServer server) {
+    this.endpoint = endpoint;
+    this.server = server;
+  }
+
+  /**
+   * @return the endpoint of {@value #ENV_ENDPOINT}, or a new in-process ElasticMQ
+   */
+  public static SqsServer startOrExternal() {
+    String external = System.getenv(ENV_ENDPOINT);
+    if (external != null && !external.isBlank()) {
+      return new SqsServer(URI.create(external), null);
+    }
+    SQSRestServer server =
+        SQSRestServerBuilder.withInterface("127.0.0.1").withDynamicPort().start();
+    int port = server.waitUntilStarted().localAddress().getPort();
+    return new SqsServer(URI.create("http://127.0.0.1:" + port), server);
+  }
+
+  /**
+   * @return the endpoint
+   */
+  public URI endpoint() {
+    return endpoint;
+  }
+
+  /**
+   * @return a new SQS client for this endpoint; close it
+   */
+  public SqsClient client() {
+    return SqsClient.builder()
+        .endpointOverride(endpoint)
+        .region(Region.US_EAST_1)
+        .credentialsProvider(
+            StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+        .build();
+  }
+
+  /**
+   * Creates a queue.
+   *
+   * @param name the queue name (end it with {@code .fifo} for a FIFO queue)
+   * @param attributes queue attributes (visibility timeout, redrive policy, FIFO)
+   * @return the queue URL
+   */
+  public String createQueue(String name, Map<QueueAttributeName, String> attributes) {
+    try (SqsClient sqs = client()) {
+      return sqs.createQueue(b -> b.queueName(name).attributes(attributes)).queueUrl();
+    }
+  }
+
+  /** Stops an in-process ElasticMQ; an external endpoint is left alone. */
+  @Override
+  public void close() {
+    if (server != null) {
+      server.stopAndWait();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SqsServer[" + endpoint + (server == null ? ", external" : "") + "]";
+  }
+}
