@@ -181,4 +181,199 @@ class SigloSqsConsumerIT {
     assertThat(dead.messageAttributes().get("siglo.dlq.attempts").stringValue()).isEqualTo("3");
     assertThat(dead.messageAttributes().get("idempotency-key").stringValue()).isEqualTo("d-down");
   }
+
+  @Test
+  void aNackedMessageBecomesVisibleNoSoonerThanItsBackoff() {
+    String url = sqs.queue(unique("backoff"), Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "30"));
+    sqs.send(url, "slowly", "fail-once");
+    List<Long> receivedAt = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (SigloSqsConsumer<String> c =
+        consumer(
+                url,
+                (body, ctx) -> {
+                  receivedAt.add(System.nanoTime());
+                  if (receivedAt.size() == 1) {
+                    throw new TransientException("try again later");
+                  }
+                  return null;
+                })
+            .retry(
+                RetrySettings.custom()
+                    .maxAttempts(1)
+                    .redeliveryBackoff(Duration.ofSeconds(3), Duration.ofSeconds(3))
+                    .jitter(0)
+                    .build())
+            .build()) {
+      c.start();
+      awaitEmpty(url);
+    }
+    assertThat(receivedAt).hasSize(2);
+    assertThat(Duration.ofNanos(receivedAt.get(1) - receivedAt.get(0)))
+        .as("the queue kept it invisible for the 3 s backoff")
+        .isGreaterThanOrEqualTo(Duration.ofMillis(2_900));
+  }
+
+  @Test
+  void aHandlerRunningThreeVisibilityTimeoutsIsNotRedeliveredMeanwhileAndIsDeletedAfter() {
+    String url = sqs.queue(unique("heartbeat"), Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "2"));
+    sqs.send(url, "long-job", "work");
+    AtomicInteger runs = new AtomicInteger();
+    AtomicInteger duplicates = new AtomicInteger();
+    try (SigloSqsConsumer<String> c =
+        consumer(
+                url,
+                (body, ctx) -> {
+                  runs.incrementAndGet();
+                  Thread.sleep(6_000); // simulated work for three visibility timeouts
+                  return null;
+                })
+            .heartbeat(Duration.ofSeconds(2), 0.5)
+            .listener(
+                e -> {
+                  if (e instanceof dev.siglo.consumer.event.SigloEvent.Duplicate) {
+                    duplicates.incrementAndGet();
+                  }
+                })
+            .build()) {
+      c.start();
+      awaitEmpty(url);
+    }
+    assertThat(runs).hasValue(1);
+    assertThat(duplicates).as("never received a second time").hasValue(0);
+  }
+
+  @Test
+  void fifoGroupsKeepTheirOrderRunInParallelAndAFailingMessageHoldsOnlyItsGroup() {
+    String url =
+        sqs.queue(
+            unique("orders") + ".fifo",
+            Map.of(
+                QueueAttributeName.FIFO_QUEUE,
+                "true",
+                QueueAttributeName.VISIBILITY_TIMEOUT,
+                "30"));
+    for (int seq = 0; seq < 10; seq++) {
+      for (String group : List.of("g1", "g2", "g3")) {
+        sqs.sendFifo(url, group, group + "-" + seq, group + ":" + seq);
+      }
+    }
+    Map<String, List<Integer>> order = new ConcurrentHashMap<>();
+    AtomicInteger running = new AtomicInteger();
+    AtomicInteger maxRunning = new AtomicInteger();
+    AtomicInteger g2Failures = new AtomicInteger();
+    try (SigloSqsConsumer<String> c =
+        consumer(
+                url,
+                (body, ctx) -> {
+                  maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+                  try {
+                    String group = body.substring(0, 2);
+                    int seq = Integer.parseInt(body.substring(3));
+                    if (body.equals("g2:3") && g2Failures.getAndIncrement() == 0) {
+                      throw new TransientException("g2:3 fails once");
+                    }
+                    Thread.sleep(20); // simulated work, so groups overlap
+                    order
+                        .computeIfAbsent(
+                            group, k -> new java.util.concurrent.CopyOnWriteArrayList<>())
+                        .add(seq);
+                    return null;
+                  } finally {
+                    running.decrementAndGet();
+                  }
+                })
+            .retry(
+                RetrySettings.custom()
+                    .maxAttempts(1)
+                    .redeliveryBackoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
+                    .jitter(0)
+                    .build())
+            .build()) {
+      c.start();
+      awaitEmpty(url);
+    }
+    List<Integer> inOrder = java.util.stream.IntStream.range(0, 10).boxed().toList();
+    assertThat(order).containsOnlyKeys("g1", "g2", "g3");
+    assertThat(order.values()).allSatisfy(seqs -> assertThat(seqs).isEqualTo(inOrder));
+    assertThat(maxRunning.get()).as("groups ran in parallel").isGreaterThan(1);
+    assertThat(g2Failures).hasValue(2);
+  }
+
+  @Test
+  void shutdownMidRunAndRestartLosesNothingAndRunsNothingTwice() {
+    String url = sqs.queue(unique("restart"), Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "30"));
+    int keys = 600;
+    List<String[]> messages = new ArrayList<>();
+    for (int k = 0; k < keys; k++) {
+      messages.add(new String[] {"job-" + k, "v"});
+    }
+    sqs.sendAll(url, messages);
+    Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+    InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
+    MessageHandler<String> slow =
+        (body, ctx) -> {
+          Thread.sleep(10); // simulated work
+          effects
+              .computeIfAbsent(
+                  ctx.message().header("idempotency-key").orElseThrow(), k -> new AtomicInteger())
+              .incrementAndGet();
+          return null;
+        };
+    SigloSqsConsumer<String> first = consumer(url, slow).store(store).threads(1, 4, 40).build();
+    first.start();
+    await().atMost(Duration.ofSeconds(60)).until(() -> effects.size() > keys / 4);
+    first.close(Duration.ofSeconds(10));
+    assertThat(first.termination()).isCompleted();
+    assertThat(effects.size()).isLessThan(keys);
+    try (SigloSqsConsumer<String> second =
+        consumer(url, slow).store(store).threads(1, 4, 40).build()) {
+      second.start();
+      await().atMost(Duration.ofSeconds(60)).until(() -> sqs.remaining(url) == 0);
+    }
+    assertThat(effects).hasSize(keys);
+    assertThat(effects.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+  }
+
+  record Order(String orderId, long amount) {}
+
+  @Test
+  void poisonMessagesAreDeadLetteredWithAReasonAndTheMessagesAroundThemAreProcessed() {
+    String url = sqs.queue(unique("poison"), Map.of());
+    String dlq = sqs.queue(unique("poison-dlq"), Map.of());
+    sqs.send(url, "before", "{\"orderId\":\"o-1\",\"amount\":5}");
+    sqs.send(url, "bad-json", "{not json");
+    sqs.sqs.sendMessage(b -> b.queueUrl(url).messageBody("{\"orderId\":\"o-2\",\"amount\":5}"));
+    sqs.sqs.sendMessage(
+        b ->
+            b.queueUrl(url)
+                .messageBody("{\"orderId\":\"o-3\",\"amount\":5}")
+                .messageAttributes(
+                    Map.of("idempotency-key", SqsTestSupport.text("evil\nline\u202e"))));
+    sqs.sqs.sendMessage(
+        b ->
+            b.queueUrl(url)
+                .messageBody("{\"orderId\":\"o-5\",\"amount\":5}")
+                .messageAttributes(
+                    Map.of("idempotency-key", SqsTestSupport.text("k".repeat(5_000)))));
+    sqs.send(url, "after", "{\"orderId\":\"o-4\",\"amount\":5}");
+    List<String> handled = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (SigloSqsConsumer<Order> c =
+        SigloSqsConsumer.builder(
+                PayloadDecoder.json(Order.class),
+                (Order o, dev.siglo.consumer.HandlerContext ctx) -> handled.add(o.orderId()))
+            .client(sqs.sqs)
+            .queueUrl(url)
+            .waitTime(Duration.ofSeconds(1))
+            .keyExtractor(dev.siglo.consumer.key.KeyExtractors.attribute("idempotency-key"))
+            .deadLetterQueue(dlq, false)
+            .build()) {
+      c.start();
+      awaitEmpty(url);
+      assertThat(c.isRunning()).isTrue();
+    }
+    assertThat(handled).containsExactlyInAnyOrder("o-1", "o-4");
+    assertThat(sqs.drain(dlq))
+        .extracting(m -> m.messageAttributes().get("siglo.dlq.reason").stringValue())
+        .containsExactlyInAnyOrder("POISON_PAYLOAD", "MISSING_KEY", "INVALID_KEY", "INVALID_KEY");
+  }
 }
