@@ -214,19 +214,25 @@ class SigloSqsConsumerIT {
   }
 
   @Test
-  void aHandlerRunningThreeVisibilityTimeoutsIsNotRedeliveredMeanwhileAndIsDeletedAfter() {
+  void aHandlerRunningThreeVisibilityTimeoutsIsNotRedeliveredMeanwhileAndKeepsItsClaim() {
     String url = sqs.queue(unique("heartbeat"), Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "2"));
     sqs.send(url, "long-job", "work");
     AtomicInteger runs = new AtomicInteger();
     AtomicInteger duplicates = new AtomicInteger();
+    java.util.concurrent.atomic.AtomicLong startedAt = new java.util.concurrent.atomic.AtomicLong();
+    InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
     try (SigloSqsConsumer<String> c =
         consumer(
                 url,
                 (body, ctx) -> {
                   runs.incrementAndGet();
+                  startedAt.set(System.nanoTime());
                   Thread.sleep(6_000); // simulated work for three visibility timeouts
                   return null;
                 })
+            .store(store)
+            .options(
+                dev.siglo.consumer.IdempotencyOptions.custom().lease(Duration.ofSeconds(3)).build())
             .heartbeat(Duration.ofSeconds(2), 0.5)
             .listener(
                 e -> {
@@ -236,6 +242,20 @@ class SigloSqsConsumerIT {
                 })
             .build()) {
       c.start();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> startedAt.get() != 0 && System.nanoTime() - startedAt.get() > 4_500_000_000L);
+      assertThat(
+              store
+                  .claim(
+                      new dev.siglo.consumer.store.ClaimRequest(
+                          dev.siglo.consumer.key.IdempotencyKeys.defaults().build("long-job"),
+                          null,
+                          Duration.ofSeconds(3)))
+                  .status())
+          .as("the 3 s lease was renewed with the visibility: still held at 4.5 s")
+          .isEqualTo(dev.siglo.consumer.store.ClaimStatus.IN_PROGRESS);
       awaitEmpty(url);
     }
     assertThat(runs).hasValue(1);
@@ -324,6 +344,7 @@ class SigloSqsConsumerIT {
     await().atMost(Duration.ofSeconds(60)).until(() -> effects.size() > keys / 4);
     first.close(Duration.ofSeconds(10));
     assertThat(first.termination()).isCompleted();
+    assertThat(sqs.inFlight(url)).as("unstarted messages were released at once").isZero();
     assertThat(effects.size()).isLessThan(keys);
     try (SigloSqsConsumer<String> second =
         consumer(url, slow).store(store).threads(1, 4, 40).build()) {

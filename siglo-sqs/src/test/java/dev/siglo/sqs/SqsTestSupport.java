@@ -83,6 +83,20 @@ final class SqsTestSupport {
         + Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE));
   }
 
+  /**
+   * @return messages received by someone and not yet deleted or released
+   */
+  int inFlight(String url) {
+    return Integer.parseInt(
+        sqs.getQueueAttributes(
+                b ->
+                    b.queueUrl(url)
+                        .attributeNames(
+                            QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+            .attributes()
+            .get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE));
+  }
+
   /** Receives (and deletes) everything currently visible in a queue. */
   List<Message> drain(String url) {
     List<Message> out = new ArrayList<>();
