@@ -151,7 +151,7 @@ class SigloSqsConsumerIT {
                         .redeliveryBackoff(Duration.ofMillis(100), Duration.ofMillis(100))
                         .jitter(0)
                         .build())
-                .deadLetterQueue(ownDlq, false)
+                .deadLetterQueue(ownDlq, true)
                 .build()) {
       viaRedrive.start();
       viaSiglo.start();
@@ -170,8 +170,17 @@ class SigloSqsConsumerIT {
     List<Message> redrove = sqs.drain(redriveDlq);
     assertThat(redrove).extracting(Message::body).containsExactly("down");
     List<Message> own = sqs.drain(ownDlq);
-    assertThat(own).extracting(Message::body).containsExactly("down");
-    Message dead = own.get(0);
+    assertThat(own)
+        .as("the exhausted message, and one copy of the decline (not of its replayed duplicate)")
+        .extracting(Message::body)
+        .containsExactlyInAnyOrder("down", "decline");
+    Message declined =
+        own.stream().filter(m -> m.body().equals("decline")).findFirst().orElseThrow();
+    assertThat(declined.messageAttributes().get("siglo.dlq.reason").stringValue())
+        .isEqualTo("DECLINED");
+    assertThat(declined.messageAttributes().get("siglo.dlq.classification").stringValue())
+        .isEqualTo("PERMANENT");
+    Message dead = own.stream().filter(m -> m.body().equals("down")).findFirst().orElseThrow();
     assertThat(dead.messageAttributes().get("siglo.dlq.reason").stringValue())
         .isEqualTo("RETRIES_EXHAUSTED");
     assertThat(dead.messageAttributes().get("siglo.dlq.classification").stringValue())
