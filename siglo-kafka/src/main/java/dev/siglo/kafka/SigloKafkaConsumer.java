@@ -10,6 +10,7 @@ import dev.siglo.consumer.engine.MessageProcessorConfig;
 import dev.siglo.consumer.engine.RetrySettings;
 import dev.siglo.consumer.event.SigloEventListener;
 import dev.siglo.consumer.internal.Durations;
+import dev.siglo.consumer.internal.NamedThreads;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.key.KeyExtractors;
@@ -24,7 +25,6 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
@@ -85,17 +85,10 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
     if (loop != null || closed) {
       throw new IllegalStateException("the consumer was already started");
     }
-    AtomicInteger n = new AtomicInteger();
     ExecutorService workers =
         Executors.newFixedThreadPool(
             settings.concurrency(),
-            r -> {
-              Thread t =
-                  new Thread(
-                      r, "siglo-kafka-worker-" + settings.groupId() + "-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+            NamedThreads.daemon("siglo-kafka-worker-" + settings.groupId(), true));
     loop = new PollLoop(settings, processor, workers, termination);
     pollThread = new Thread(loop, "siglo-kafka-poll-" + settings.groupId());
     pollThread.start();

@@ -15,6 +15,7 @@ import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.key.KeyExtractors;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.InMemoryIdempotencyStore;
+import dev.siglo.sqs.internal.ClaimSink;
 import dev.siglo.sqs.internal.SqsRuntime;
 import dev.siglo.sqs.internal.SqsSettings;
 import java.time.Duration;
@@ -114,38 +115,15 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
             builder.waitTime,
             visibility,
             builder.heartbeatFraction,
-            builder.options.lease(),
+            builder.lease,
             builder.deleteInterval,
             builder.deadLetterQueueUrl,
             builder.deadLetterDeclines);
-    AtomicReference<SqsRuntime> self = new AtomicReference<>();
-    MessageHandler<? super T> user = builder.handler;
-    MessageHandler<T> reporting =
-        (value, ctx) -> {
-          SqsRuntime r = self.get();
-          if (r != null) {
-            r.claimed(
-                ctx.message().id(),
-                ctx.idempotencyKey().orElse(null),
-                ctx.claimToken().orElse(null));
-          }
-          return user.handle(value, ctx);
-        };
     MessageProcessor processor =
-        MessageProcessor.of(
-            MessageProcessorConfig.builder(builder.decoder, reporting)
-                .name("sqs-" + queueName(queueUrl))
-                .store(builder.store)
-                .keyExtractor(builder.keyExtractor)
-                .keys(builder.keys)
-                .classifier(builder.classifier)
-                .retry(builder.retry)
-                .options(builder.options)
-                .listeners(builder.listeners)
-                .build());
+        MessageProcessor.of(builder.engine.name("sqs-" + queueName(queueUrl)).build());
     runtime =
         new SqsRuntime(sqs, settings, queueName(queueUrl), processor, builder.store, termination);
-    self.set(runtime);
+    builder.claims.set(runtime);
     runtime.start();
     return termination;
   }
@@ -199,22 +177,13 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
    * @param <T> the decoded payload type
    */
   public static final class Builder<T> {
-    private final PayloadDecoder<T> decoder;
-    private final MessageHandler<? super T> handler;
+    private final MessageProcessorConfig.Builder<T> engine;
+    private final AtomicReference<ClaimSink> claims = new AtomicReference<>();
     private SqsClient client;
     private String queueUrl;
     private String queueName;
     private IdempotencyStore store = InMemoryIdempotencyStore.create();
-    private IdempotencyKeyExtractor<? super T> keyExtractor =
-        KeyExtractors.firstPresent(
-            KeyExtractors.attribute(MessageProcessorConfig.DEFAULT_KEY_HEADER),
-            KeyExtractors.deduplicationId(),
-            KeyExtractors.messageId());
-    private IdempotencyKeys keys = IdempotencyKeys.defaults();
-    private ErrorClassifier classifier = ErrorClassifier.defaults();
-    private RetrySettings retry = RetrySettings.defaults();
-    private IdempotencyOptions options = IdempotencyOptions.defaults();
-    private final java.util.List<SigloEventListener> listeners = new java.util.ArrayList<>();
+    private Duration lease = IdempotencyOptions.DEFAULT_LEASE;
     private int pollers = 1;
     private int concurrency = 16;
     private int maxInFlight = 64;
@@ -226,8 +195,27 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
     private boolean deadLetterDeclines;
 
     private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
-      this.decoder = Objects.requireNonNull(decoder, "decoder");
-      this.handler = Objects.requireNonNull(handler, "handler");
+      Objects.requireNonNull(handler, "handler");
+      // tells the heartbeat which claim each running message holds, so it can renew the lease
+      MessageHandler<T> reporting =
+          (value, ctx) -> {
+            ClaimSink sink = claims.get();
+            if (sink != null) {
+              sink.claimed(
+                  ctx.message().id(),
+                  ctx.idempotencyKey().orElse(null),
+                  ctx.claimToken().orElse(null));
+            }
+            return handler.handle(value, ctx);
+          };
+      this.engine =
+          MessageProcessorConfig.builder(decoder, reporting)
+              .store(store)
+              .keyExtractor(
+                  KeyExtractors.firstPresent(
+                      KeyExtractors.attribute(MessageProcessorConfig.DEFAULT_KEY_HEADER),
+                      KeyExtractors.deduplicationId(),
+                      KeyExtractors.messageId()));
     }
 
     /**
@@ -263,6 +251,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
      */
     public Builder<T> store(IdempotencyStore store) {
       this.store = Objects.requireNonNull(store, "store");
+      engine.store(store);
       return this;
     }
 
@@ -272,7 +261,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
      * @return this builder
      */
     public Builder<T> keyExtractor(IdempotencyKeyExtractor<? super T> extractor) {
-      this.keyExtractor = Objects.requireNonNull(extractor, "keyExtractor");
+      engine.keyExtractor(extractor);
       return this;
     }
 
@@ -281,7 +270,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
      * @return this builder
      */
     public Builder<T> keys(IdempotencyKeys keys) {
-      this.keys = Objects.requireNonNull(keys, "keys");
+      engine.keys(keys);
       return this;
     }
 
@@ -290,7 +279,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
      * @return this builder
      */
     public Builder<T> classifier(ErrorClassifier classifier) {
-      this.classifier = Objects.requireNonNull(classifier, "classifier");
+      engine.classifier(classifier);
       return this;
     }
 
@@ -299,7 +288,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
      * @return this builder
      */
     public Builder<T> retry(RetrySettings retry) {
-      this.retry = Objects.requireNonNull(retry, "retry");
+      engine.retry(retry);
       return this;
     }
 
@@ -308,7 +297,8 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
      * @return this builder
      */
     public Builder<T> options(IdempotencyOptions options) {
-      this.options = Objects.requireNonNull(options, "options");
+      engine.options(options);
+      this.lease = options.lease();
       return this;
     }
 
@@ -317,7 +307,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
      * @return this builder
      */
     public Builder<T> listener(SigloEventListener listener) {
-      listeners.add(Objects.requireNonNull(listener, "listener"));
+      engine.listener(listener);
       return this;
     }
 

@@ -1,5 +1,6 @@
 package dev.siglo.sqs.internal;
 
+import dev.siglo.consumer.internal.NamedThreads;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.IdempotencyStore;
 import java.time.Duration;
@@ -45,11 +46,7 @@ final class Heartbeat implements AutoCloseable {
     this.settings = settings;
     this.ticker =
         Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "siglo-sqs-heartbeat");
-              t.setDaemon(true);
-              return t;
-            });
+            NamedThreads.daemon("siglo-sqs-heartbeat", false));
     long tick =
         Math.max(
             100,

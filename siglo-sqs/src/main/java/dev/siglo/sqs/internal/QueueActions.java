@@ -1,6 +1,7 @@
 package dev.siglo.sqs.internal;
 
 import dev.siglo.consumer.classify.ErrorClass;
+import dev.siglo.consumer.internal.NamedThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -41,12 +42,7 @@ final class QueueActions implements AutoCloseable {
     this.sqs = sqs;
     this.settings = settings;
     this.flusher =
-        Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "siglo-sqs-deleter");
-              t.setDaemon(true);
-              return t;
-            });
+        Executors.newSingleThreadScheduledExecutor(NamedThreads.daemon("siglo-sqs-deleter", false));
     long every = settings.deleteInterval().toMillis();
     flusher.scheduleWithFixedDelay(this::flushQuietly, every, every, TimeUnit.MILLISECONDS);
   }

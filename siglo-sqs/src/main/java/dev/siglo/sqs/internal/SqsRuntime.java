@@ -4,6 +4,7 @@ import dev.siglo.consumer.SigloConfigurationException;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.engine.Disposition;
 import dev.siglo.consumer.engine.MessageProcessor;
+import dev.siglo.consumer.internal.NamedThreads;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.IdempotencyStore;
 import java.time.Duration;
@@ -17,7 +18,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -71,15 +71,9 @@ public final class SqsRuntime implements ClaimSink {
     this.processor = processor;
     this.termination = termination;
     this.permits = new Semaphore(settings.maxInFlight());
-    AtomicInteger n = new AtomicInteger();
     this.workers =
         Executors.newFixedThreadPool(
-            settings.concurrency(),
-            r -> {
-              Thread t = new Thread(r, "siglo-sqs-worker-" + n.incrementAndGet());
-              t.setDaemon(true);
-              return t;
-            });
+            settings.concurrency(), NamedThreads.daemon("siglo-sqs-worker-" + queueName, true));
     this.actions = new QueueActions(sqs, settings);
     this.heartbeat = new Heartbeat(actions, store, settings);
   }

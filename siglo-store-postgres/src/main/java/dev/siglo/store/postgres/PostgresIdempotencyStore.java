@@ -1,6 +1,7 @@
 package dev.siglo.store.postgres;
 
 import dev.siglo.consumer.internal.Durations;
+import dev.siglo.consumer.internal.NamedThreads;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.store.BatchClaimResult;
 import dev.siglo.consumer.store.ClaimRequest;
@@ -401,11 +402,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     }
     purger =
         Executors.newSingleThreadScheduledExecutor(
-            r -> {
-              Thread t = new Thread(r, "siglo-postgres-purge");
-              t.setDaemon(true);
-              return t;
-            });
+            NamedThreads.daemon("siglo-postgres-purge", false));
     purger.scheduleWithFixedDelay(
         () -> {
           try {
