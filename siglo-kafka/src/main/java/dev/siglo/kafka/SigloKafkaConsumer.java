@@ -14,7 +14,9 @@ import dev.siglo.consumer.internal.NamedThreads;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.key.KeyExtractors;
+import dev.siglo.consumer.metrics.SigloMetrics;
 import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.consumer.store.InMemoryIdempotencyStore;
 import dev.siglo.kafka.internal.PollLoop;
 import dev.siglo.kafka.internal.RuntimeSettings;
 import java.time.Duration;
@@ -172,6 +174,8 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
     private Function<String, String> deadLetterTopic = topic -> topic + "-dlt";
     private boolean deadLetterDeclines;
     private boolean shutdownHook;
+    private IdempotencyStore store;
+    private SigloMetrics metrics;
 
     private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
       this.engine =
@@ -240,7 +244,19 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
      * @return this builder
      */
     public Builder<T> store(IdempotencyStore store) {
-      engine.store(store);
+      this.store = Objects.requireNonNull(store, "store");
+      return this;
+    }
+
+    /**
+     * Records Micrometer metrics: messages by outcome, handler time, store operation time (see
+     * {@link SigloMetrics}). Needs {@code io.micrometer:micrometer-core} on the class path.
+     *
+     * @param registry the registry
+     * @return this builder
+     */
+    public Builder<T> metrics(io.micrometer.core.instrument.MeterRegistry registry) {
+      this.metrics = SigloMetrics.of(registry);
       return this;
     }
 
@@ -438,7 +454,13 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
               deadLetterTopic,
               deadLetterDeclines,
               Duration.ofSeconds(30));
-      MessageProcessor processor = MessageProcessor.of(engine.name("kafka-" + groupId).build());
+      IdempotencyStore effective = store != null ? store : InMemoryIdempotencyStore.create();
+      if (metrics != null) {
+        effective = metrics.timed(effective);
+        engine.listener(metrics);
+      }
+      MessageProcessor processor =
+          MessageProcessor.of(engine.store(effective).name("kafka-" + groupId).build());
       return new SigloKafkaConsumer<>(settings, processor, shutdownHook);
     }
 

@@ -229,9 +229,12 @@ class SigloKafkaConsumerIT {
         };
     dev.siglo.consumer.store.InMemoryIdempotencyStore store =
         dev.siglo.consumer.store.InMemoryIdempotencyStore.create();
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
     try (SigloKafkaConsumer<String> c =
         consumer(group, topic, handler)
             .store(store)
+            .metrics(registry)
             .retry(
                 RetrySettings.custom()
                     .maxAttempts(2)
@@ -248,6 +251,21 @@ class SigloKafkaConsumerIT {
     }
     assertThat(calls.get("flaky")).hasValue(2);
     assertThat(calls.get("fine")).hasValue(1);
+    assertThat(
+            registry
+                .get("siglo.messages")
+                .tag("outcome", "processed")
+                .tag("destination", topic)
+                .counter()
+                .count())
+        .isEqualTo(2);
+    assertThat(registry.get("siglo.messages").tag("outcome", "declined").counter().count())
+        .isEqualTo(2);
+    assertThat(registry.get("siglo.messages").tag("outcome", "dead_lettered").counter().count())
+        .isEqualTo(1);
+    assertThat(registry.get("siglo.messages").tag("outcome", "retried").counter().count())
+        .isPositive();
+    assertThat(registry.get("siglo.store").tag("operation", "claim").timer().count()).isPositive();
     assertThat(calls.get("down")).as("2 in-process attempts x 3 deliveries").hasValue(6);
     assertThat(calls.get("decline"))
         .as("declined once, the redelivered duplicate replays the decline")

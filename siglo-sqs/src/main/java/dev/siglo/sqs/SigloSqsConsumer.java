@@ -13,6 +13,7 @@ import dev.siglo.consumer.internal.Durations;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.key.KeyExtractors;
+import dev.siglo.consumer.metrics.SigloMetrics;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.InMemoryIdempotencyStore;
 import dev.siglo.sqs.internal.ClaimSink;
@@ -184,6 +185,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
     private String queueName;
     private IdempotencyStore store = InMemoryIdempotencyStore.create();
     private Duration lease = IdempotencyOptions.DEFAULT_LEASE;
+    private SigloMetrics metrics;
     private int pollers = 1;
     private int concurrency = 16;
     private int maxInFlight = 64;
@@ -210,7 +212,6 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
           };
       this.engine =
           MessageProcessorConfig.builder(decoder, reporting)
-              .store(store)
               .keyExtractor(
                   KeyExtractors.firstPresent(
                       KeyExtractors.attribute(MessageProcessorConfig.DEFAULT_KEY_HEADER),
@@ -251,7 +252,18 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
      */
     public Builder<T> store(IdempotencyStore store) {
       this.store = Objects.requireNonNull(store, "store");
-      engine.store(store);
+      return this;
+    }
+
+    /**
+     * Records Micrometer metrics: messages by outcome, handler time, store operation time (see
+     * {@link SigloMetrics}). Needs {@code io.micrometer:micrometer-core} on the class path.
+     *
+     * @param registry the registry
+     * @return this builder
+     */
+    public Builder<T> metrics(io.micrometer.core.instrument.MeterRegistry registry) {
+      this.metrics = SigloMetrics.of(registry);
       return this;
     }
 
@@ -397,6 +409,12 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
           throw new SigloConfigurationException("queue '" + queueName + "' does not exist", e);
         }
       }
+      if (metrics != null) {
+        store = metrics.timed(store);
+        engine.listener(metrics);
+        metrics = null;
+      }
+      engine.store(store);
       return new SigloSqsConsumer<>(client, url, this);
     }
   }
