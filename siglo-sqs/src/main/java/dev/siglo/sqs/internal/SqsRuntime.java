@@ -141,11 +141,21 @@ public final class SqsRuntime implements ClaimSink {
                   "access to queue " + settings.queueUrl() + " denied: " + e.getMessage(), e));
           return;
         }
-        log.warn("receiving from {} failed: {}", queueName, e.toString());
+        receiveFailed(e);
       } catch (RuntimeException e) {
         permits.release(granted);
-        log.warn("receiving from {} failed: {}", queueName, e.toString());
+        receiveFailed(e);
       }
+    }
+  }
+
+  /** Logs a failed receive and waits a second, so an unreachable endpoint is not hammered. */
+  private void receiveFailed(RuntimeException e) {
+    log.warn("receiving from {} failed: {}; retrying in 1 s", queueName, e.toString());
+    try {
+      TimeUnit.SECONDS.sleep(1);
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
     }
   }
 
