@@ -120,6 +120,22 @@ public final class KeyExtractors {
       IdempotencyKeyExtractor<? super T>... extractors) {
     List<IdempotencyKeyExtractor<? super T>> list = new ArrayList<>(extractors.length);
     for (IdempotencyKeyExtractor<? super T> e : extractors) {
+      list.add(e);
+    }
+    return firstPresent(list);
+  }
+
+  /**
+   * The first extractor that finds a non-blank key wins; an extractor that fails stops the search.
+   *
+   * @param extractors the extractors in order
+   * @param <T> the decoded payload type
+   * @return the combined extractor
+   */
+  public static <T> IdempotencyKeyExtractor<T> firstPresent(
+      List<? extends IdempotencyKeyExtractor<? super T>> extractors) {
+    List<IdempotencyKeyExtractor<? super T>> list = new ArrayList<>(extractors.size());
+    for (IdempotencyKeyExtractor<? super T> e : extractors) {
       list.add(Objects.requireNonNull(e, "extractor"));
     }
     if (list.isEmpty()) {

@@ -1,0 +1,135 @@
+package dev.siglo.launcher;
+
+/**
+ * Every configuration key of the launcher, with its meaning and default: the single source of the
+ * reference table in {@code docs/CONFIGURATION.md} (a test keeps the two equal). Classification
+ * keys ({@code siglo.classification.*}) are those of {@code ErrorClassifier}.
+ */
+public enum LauncherKey {
+  /** The broker. */
+  BROKER("siglo.broker", "kafka", "`kafka` or `sqs`"),
+  /** The handler class. */
+  HANDLER(
+      "siglo.handler",
+      null,
+      "class implementing `MessageHandler`, with a public no-argument constructor"),
+  /** How payloads are decoded. */
+  PAYLOAD("siglo.payload", "utf8", "`utf8`, `bytes`, or `json:<class>`"),
+  /** Where the key is. */
+  KEY(
+      "siglo.key",
+      "(broker default)",
+      "comma-separated, first present wins: `header:<name>`, `attribute:<name>`, `record-key`, `deduplication-id`, `message-id`, `json-pointer:<pointer>`"),
+  /** Key namespace. */
+  KEY_NAMESPACE("siglo.key.namespace", "(none)", "namespace segment of stored keys"),
+  /** Key version. */
+  KEY_VERSION("siglo.key.version", "(none)", "version segment of stored keys"),
+  /** The store. */
+  STORE("siglo.store", "memory", "`memory`, `redis` or `postgres`"),
+  /** Redis URL. */
+  STORE_REDIS_URL("siglo.store.redis.url", null, "`redis://host:port` (with `siglo.store=redis`)"),
+  /** Redis password. */
+  STORE_REDIS_PASSWORD(
+      "siglo.store.redis.password",
+      "none",
+      "Redis password (prefer the environment variable `SIGLO_STORE_REDIS_PASSWORD`)"),
+  /** PostgreSQL URL. */
+  STORE_POSTGRES_URL(
+      "siglo.store.postgres.url",
+      null,
+      "JDBC URL with `user` and `password` (with `siglo.store=postgres`)"),
+  /** PostgreSQL table. */
+  STORE_POSTGRES_TABLE(
+      "siglo.store.postgres.table", "siglo_idempotency", "record table (created when missing)"),
+  /** In-process attempts. */
+  RETRY_MAX_ATTEMPTS("siglo.retry.max-attempts", "3", "in-process attempts per delivery"),
+  /** Deliveries before dead-lettering. */
+  RETRY_MAX_DELIVERIES(
+      "siglo.retry.max-deliveries", "5", "deliveries before the dead-letter destination"),
+  /** First in-process backoff. */
+  RETRY_BACKOFF("siglo.retry.backoff", "PT0.1S", "first in-process backoff (ISO-8601 duration)"),
+  /** Concurrency. */
+  CONCURRENCY("siglo.concurrency", "16", "worker threads"),
+  /** Kafka bootstrap servers. */
+  KAFKA_BOOTSTRAP("siglo.kafka.bootstrap-servers", null, "Kafka bootstrap servers"),
+  /** Kafka group. */
+  KAFKA_GROUP("siglo.kafka.group-id", null, "consumer group"),
+  /** Kafka topics. */
+  KAFKA_TOPICS("siglo.kafka.topics", null, "comma-separated topics"),
+  /** Kafka ordering. */
+  KAFKA_ORDERING("siglo.kafka.ordering", "KEY", "`KEY`, `PARTITION` or `UNORDERED`"),
+  /** Copy declines to the DLT. */
+  KAFKA_DLT_DECLINES(
+      "siglo.kafka.dead-letter-declines", "false", "also copy permanent declines to `<topic>-dlt`"),
+  /** SQS endpoint. */
+  SQS_ENDPOINT(
+      "siglo.sqs.endpoint", "(AWS default)", "SQS endpoint override (for example ElasticMQ)"),
+  /** SQS region. */
+  SQS_REGION("siglo.sqs.region", "(AWS default)", "AWS region"),
+  /** SQS queue. */
+  SQS_QUEUE("siglo.sqs.queue", null, "queue name"),
+  /** SQS dead-letter queue. */
+  SQS_DLQ(
+      "siglo.sqs.dead-letter-queue-url", "(redrive policy)", "Siglo's own dead-letter queue URL"),
+  /** SQS long-poll wait. */
+  SQS_WAIT("siglo.sqs.wait-time", "PT20S", "long-polling wait (ISO-8601 duration, at most 20 s)");
+
+  private final String key;
+  private final String defaultValue;
+  private final String description;
+
+  LauncherKey(String key, String defaultValue, String description) {
+    this.key = key;
+    this.defaultValue = defaultValue;
+    this.description = description;
+  }
+
+  /**
+   * @return the property key
+   */
+  public String key() {
+    return key;
+  }
+
+  /**
+   * @return the default, or {@code null} when required
+   */
+  public String defaultValue() {
+    return defaultValue;
+  }
+
+  /**
+   * @return what it means
+   */
+  public String description() {
+    return description;
+  }
+
+  /**
+   * @return the environment variable that overrides it ({@code SIGLO_KAFKA_GROUP_ID}, ...)
+   */
+  public String environmentVariable() {
+    return key.toUpperCase(java.util.Locale.ROOT).replace('.', '_').replace('-', '_');
+  }
+
+  /**
+   * @return the reference table in Markdown, one row per key
+   */
+  public static String markdownTable() {
+    StringBuilder sb =
+        new StringBuilder(
+            "| key | environment variable | default | meaning |\n|---|---|---|---|\n");
+    for (LauncherKey k : values()) {
+      sb.append("| `")
+          .append(k.key)
+          .append("` | `")
+          .append(k.environmentVariable())
+          .append("` | ")
+          .append(k.defaultValue == null ? "required" : k.defaultValue)
+          .append(" | ")
+          .append(k.description)
+          .append(" |\n");
+    }
+    return sb.toString();
+  }
+}

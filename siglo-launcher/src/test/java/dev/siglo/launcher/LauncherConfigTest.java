@@ -1,0 +1,85 @@
+package dev.siglo.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.siglo.consumer.SigloConfigurationException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class LauncherConfigTest {
+  @TempDir Path dir;
+
+  private LauncherConfig config(String text, Map<String, String> env) throws Exception {
+    Path file = dir.resolve("consumer.properties");
+    Files.writeString(file, text);
+    return LauncherConfig.load(file, env);
+  }
+
+  private static final String VALID =
+      "siglo.handler="
+          + RecordingHandler.class.getName()
+          + "\n"
+          + "siglo.kafka.bootstrap-servers=127.0.0.1:1\nsiglo.kafka.group-id=g\nsiglo.kafka.topics=t\n";
+
+  @Test
+  void environmentVariablesOverrideTheFile() throws Exception {
+    LauncherConfig c = config(VALID, Map.of("SIGLO_KAFKA_GROUP_ID", "from-env"));
+    assertThat(c.required(LauncherKey.KAFKA_GROUP)).isEqualTo("from-env");
+    assertThat(c.required(LauncherKey.BROKER)).isEqualTo("kafka");
+    assertThat(c.positiveInt(LauncherKey.CONCURRENCY)).isEqualTo(16);
+  }
+
+  @Test
+  void brokenConfigurationsNameTheFileTheKeyAndTheProblem() throws Exception {
+    assertThatThrownBy(
+            () ->
+                SigloLauncher.start(
+                    config(
+                        VALID.replace(RecordingHandler.class.getName(), "com.acme.NoSuchHandler"),
+                        Map.of())))
+        .isInstanceOf(SigloConfigurationException.class)
+        .hasMessageContaining(
+            "consumer.properties: siglo.handler: class 'com.acme.NoSuchHandler' not found");
+    assertThatThrownBy(
+            () ->
+                SigloLauncher.start(
+                    config(
+                        VALID.replace(RecordingHandler.class.getName(), "java.lang.String"),
+                        Map.of())))
+        .hasMessageContaining("siglo.handler: java.lang.String does not implement MessageHandler");
+    assertThatThrownBy(
+            () -> SigloLauncher.start(config(VALID + "siglo.retry.backoff=fast\n", Map.of())))
+        .hasMessageContaining("siglo.retry.backoff: 'fast' is not an ISO-8601 duration");
+    assertThatThrownBy(
+            () ->
+                SigloLauncher.start(
+                    config(
+                        VALID.replace("siglo.kafka.bootstrap-servers=127.0.0.1:1\n", ""),
+                        Map.of())))
+        .hasMessageContaining(
+            "siglo.kafka.bootstrap-servers: is required (or set SIGLO_KAFKA_BOOTSTRAP_SERVERS)");
+    assertThatThrownBy(() -> config(VALID + "siglo.kafka.topic=typo\n", Map.of()))
+        .hasMessageContaining("siglo.kafka.topic: unknown key");
+    assertThatThrownBy(
+            () -> SigloLauncher.start(config(VALID + "siglo.concurrency=-3\n", Map.of())))
+        .hasMessageContaining("siglo.concurrency: '-3' must be at least 1");
+    assertThatThrownBy(() -> SigloLauncher.start(config(VALID + "siglo.store=mongo\n", Map.of())))
+        .hasMessageContaining("siglo.store: 'mongo' must be one of memory, redis, postgres");
+    assertThatThrownBy(() -> SigloLauncher.start(config(VALID + "siglo.key=headr:x\n", Map.of())))
+        .hasMessageContaining("siglo.key: 'headr:x' is not a key source");
+    assertThatThrownBy(
+            () ->
+                SigloLauncher.start(
+                    config(VALID + "siglo.classification.permanent=com.acme.Nope\n", Map.of())))
+        .hasMessageContaining("siglo.classification.permanent: class 'com.acme.Nope' not found");
+    assertThatThrownBy(
+            () ->
+                SigloLauncher.start(
+                    config(VALID + "siglo.payload=json:com.acme.Order\n", Map.of())))
+        .hasMessageContaining("siglo.payload: class 'com.acme.Order' not found");
+  }
+}

@@ -1,0 +1,139 @@
+package dev.siglo.launcher;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.siglo.testkit.KafkaBrokerExtension;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.apache.kafka.clients.producer.KafkaProducer;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+class SigloLauncherIT {
+  @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+
+  @Test
+  void aConsumerStartedFromASampleConfigurationRunsEachKeyOnce(@TempDir Path dir) throws Exception {
+    String topic = "launched-" + System.nanoTime();
+    KAFKA.broker().createTopics(3, topic);
+    Path file = dir.resolve("consumer.properties");
+    Files.writeString(
+        file,
+        String.join(
+            "\n",
+            "siglo.broker=kafka",
+            "siglo.handler=" + RecordingHandler.class.getName(),
+            "siglo.payload=utf8",
+            "siglo.key=json-pointer:/id",
+            "siglo.key.namespace=launcher-test",
+            "siglo.kafka.topics=" + topic,
+            "siglo.kafka.group-id=launched",
+            "siglo.classification.permanent=java.lang.IllegalArgumentException"));
+    try (KafkaProducer<byte[], byte[]> p =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers()),
+            new ByteArraySerializer(),
+            new ByteArraySerializer())) {
+      for (int copy = 0; copy < 3; copy++) {
+        for (int i = 0; i < 50; i++) {
+          p.send(
+              new ProducerRecord<>(
+                  topic, null, ("{\"id\":\"L" + i + "\"}").getBytes(StandardCharsets.UTF_8)));
+        }
+      }
+    }
+    RecordingHandler.EFFECTS.clear();
+    try (SigloLauncher.Running running =
+        SigloLauncher.start(
+            LauncherConfig.load(
+                file,
+                Map.of("SIGLO_KAFKA_BOOTSTRAP_SERVERS", KAFKA.broker().bootstrapServers())))) {
+      await().atMost(Duration.ofSeconds(60)).until(() -> RecordingHandler.EFFECTS.size() == 50);
+      assertThat(running.termination()).isNotDone();
+    }
+    assertThat(RecordingHandler.EFFECTS).containsKey("ff:idemp:launcher-test:_:L7");
+    assertThat(RecordingHandler.EFFECTS.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+  }
+
+  @Test
+  void sigtermStopsTheLauncherCleanlyWithExitCodeZeroAfterCommitting(@TempDir Path dir)
+      throws Exception {
+    String topic = "sigterm-" + System.nanoTime();
+    KAFKA.broker().createTopics(1, topic);
+    try (KafkaProducer<byte[], byte[]> p =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers()),
+            new ByteArraySerializer(),
+            new ByteArraySerializer())) {
+      for (int i = 0; i < 20; i++) {
+        p.send(
+            new ProducerRecord<>(
+                topic, null, ("{\"id\":\"S" + i + "\"}").getBytes(StandardCharsets.UTF_8)));
+      }
+    }
+    Path file = dir.resolve("consumer.properties");
+    Files.writeString(
+        file,
+        String.join(
+            "\n",
+            "siglo.handler=" + RecordingHandler.class.getName(),
+            "siglo.key=json-pointer:/id",
+            "siglo.kafka.bootstrap-servers=" + KAFKA.broker().bootstrapServers(),
+            "siglo.kafka.topics=" + topic,
+            "siglo.kafka.group-id=sigterm"));
+    Process launcher =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                SigloLauncher.class.getName(),
+                file.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("launcher.log").toFile())
+            .start();
+    try (var admin = KAFKA.broker().admin()) {
+      var tp = new org.apache.kafka.common.TopicPartition(topic, 0);
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(
+              () -> {
+                var offsets =
+                    admin.listConsumerGroupOffsets("sigterm").partitionsToOffsetAndMetadata().get();
+                return offsets.get(tp) != null && offsets.get(tp).offset() == 20;
+              });
+    }
+    launcher.destroy(); // SIGTERM
+    assertThat(launcher.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    assertThat(launcher.exitValue()).as(Files.readString(dir.resolve("launcher.log"))).isZero();
+  }
+
+  @Test
+  void anInvalidConfigurationExitsWithCodeTwoAndNamesTheProblem(@TempDir Path dir)
+      throws Exception {
+    Path file = dir.resolve("broken.properties");
+    Files.writeString(
+        file, "siglo.handler=" + RecordingHandler.class.getName() + "\nsiglo.retry.backoff=soon\n");
+    Process launcher =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-cp",
+                System.getProperty("java.class.path"),
+                SigloLauncher.class.getName(),
+                file.toString())
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(launcher.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(launcher.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    assertThat(launcher.exitValue()).isEqualTo(2);
+    assertThat(output)
+        .contains("broken.properties: siglo.retry.backoff: 'soon' is not an ISO-8601 duration");
+  }
+}
