@@ -1,0 +1,46 @@
+package dev.siglo.examples.quick;
+
+import dev.siglo.consumer.PayloadDecoder;
+import dev.siglo.consumer.PermanentException;
+import dev.siglo.kafka.SigloKafkaConsumer;
+import java.util.Map;
+
+/** The README's quick start: a whole consumer in a few lines. */
+public final class QuickStart {
+  private QuickStart() {}
+
+  /** Pretend payment gateway of the quick start. */
+  interface Gateway {
+    /**
+     * @param order the order as JSON
+     * @return the charge id
+     */
+    String charge(String order);
+  }
+
+  /**
+   * @param gateway the payment gateway
+   * @return the started consumer
+   */
+  public static SigloKafkaConsumer<Map<String, Object>> start(Gateway gateway) {
+    // README:start quick-start
+    @SuppressWarnings("unchecked")
+    Class<Map<String, Object>> json = (Class<Map<String, Object>>) (Class<?>) Map.class;
+    SigloKafkaConsumer<Map<String, Object>> consumer =
+        SigloKafkaConsumer.builder(
+                PayloadDecoder.json(json),
+                (order, context) -> {
+                  if ("blocked".equals(order.get("card"))) {
+                    throw new PermanentException("card blocked"); // cached: never retried
+                  }
+                  return gateway.charge(order.get("orderId").toString()); // at most once per key
+                })
+            .bootstrapServers("localhost:9092")
+            .groupId("payments")
+            .topics("orders") // key: header idempotency-key, else the record key
+            .build();
+    consumer.start();
+    // README:end quick-start
+    return consumer;
+  }
+}
