@@ -1,5 +1,8 @@
 package dev.siglo.launcher;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.siglo.consumer.SigloConfigurationException;
 import java.io.IOException;
 import java.io.InputStream;
@@ -39,20 +42,48 @@ public final class LauncherConfig {
   }
 
   /**
-   * @param file a properties file
+   * @param file a properties file, or a YAML file ({@code .yaml}, {@code .yml}) whose nested keys
+   *     and lists are read as dotted keys and comma-separated values
    * @param environment the environment (overrides)
    * @return the configuration
    * @throws SigloConfigurationException when the file cannot be read or holds an unknown key
    */
   public static LauncherConfig load(Path file, Map<String, String> environment) {
     Properties p = new Properties();
+    String name = file.getFileName().toString();
     try (InputStream in = Files.newInputStream(file)) {
-      p.load(in);
+      if (name.endsWith(".yaml") || name.endsWith(".yml")) {
+        flatten("", new ObjectMapper(new YAMLFactory()).readTree(in), p);
+      } else {
+        p.load(in);
+      }
     } catch (IOException | IllegalArgumentException e) {
       throw new SigloConfigurationException(
           file + ": cannot read the configuration: " + e.getMessage(), e);
     }
     return new LauncherConfig(file.toString(), p, environment);
+  }
+
+  /** YAML maps become dotted keys, lists comma-separated values. */
+  private static void flatten(String prefix, JsonNode node, Properties out) {
+    if (node == null || node.isNull()) {
+      return;
+    }
+    if (node.isObject()) {
+      node.properties()
+          .forEach(
+              e ->
+                  flatten(
+                      prefix.isEmpty() ? e.getKey() : prefix + "." + e.getKey(),
+                      e.getValue(),
+                      out));
+    } else if (node.isArray()) {
+      StringBuilder sb = new StringBuilder();
+      node.forEach(v -> sb.append(sb.length() == 0 ? "" : ",").append(v.asText()));
+      out.setProperty(prefix, sb.toString());
+    } else {
+      out.setProperty(prefix, node.asText());
+    }
   }
 
   /**

@@ -82,4 +82,32 @@ class LauncherConfigTest {
                     config(VALID + "siglo.payload=json:com.acme.Order\n", Map.of())))
         .hasMessageContaining("siglo.payload: class 'com.acme.Order' not found");
   }
+
+  @Test
+  void yamlFilesAreReadAsTheSameKeys() throws Exception {
+    Path file = dir.resolve("consumer.yaml");
+    String yaml =
+        String.join(
+            "\n",
+            "siglo:",
+            "  handler: " + RecordingHandler.class.getName(),
+            "  kafka:",
+            "    bootstrap-servers: 127.0.0.1:9092",
+            "    group-id: payments",
+            "    topics: [orders, refunds]",
+            "  retry:",
+            "    max-attempts: 4",
+            "  classification:",
+            "    permanent: [java.lang.IllegalArgumentException, java.lang.IllegalStateException]",
+            "");
+    Files.writeString(file, yaml + "  kafak:\n    typo: true\n");
+    assertThatThrownBy(() -> LauncherConfig.load(file, Map.of()))
+        .hasMessageContaining("siglo.kafak.typo: unknown key");
+    Files.writeString(file, yaml);
+    LauncherConfig c = LauncherConfig.load(file, Map.of());
+    assertThat(c.required(LauncherKey.KAFKA_TOPICS)).isEqualTo("orders,refunds");
+    assertThat(c.positiveInt(LauncherKey.RETRY_MAX_ATTEMPTS)).isEqualTo(4);
+    assertThat(c.classification().getProperty("siglo.classification.permanent"))
+        .isEqualTo("java.lang.IllegalArgumentException,java.lang.IllegalStateException");
+  }
 }
