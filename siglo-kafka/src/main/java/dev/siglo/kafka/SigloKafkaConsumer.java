@@ -453,7 +453,8 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
               topicCheckTimeout,
               deadLetterTopic,
               deadLetterDeclines,
-              Duration.ofSeconds(30));
+              Duration.ofSeconds(30),
+              metrics);
       IdempotencyStore effective = store != null ? store : InMemoryIdempotencyStore.create();
       if (metrics != null) {
         effective = metrics.timed(effective);

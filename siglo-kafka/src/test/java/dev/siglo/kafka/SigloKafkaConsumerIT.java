@@ -266,6 +266,11 @@ class SigloKafkaConsumerIT {
     assertThat(registry.get("siglo.messages").tag("outcome", "retried").counter().count())
         .isPositive();
     assertThat(registry.get("siglo.store").tag("operation", "claim").timer().count()).isPositive();
+    assertThat(registry.get("siglo.lag").tag("topic", topic).gauges())
+        .as("a lag gauge per partition, at zero once everything was consumed")
+        .hasSize(2)
+        .allSatisfy(g -> assertThat(g.value()).isZero());
+    assertThat(registry.get("siglo.in_flight").tag("system", "kafka").gauge().value()).isZero();
     assertThat(calls.get("down")).as("2 in-process attempts x 3 deliveries").hasValue(6);
     assertThat(calls.get("decline"))
         .as("declined once, the redelivered duplicate replays the decline")

@@ -119,7 +119,8 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
             builder.lease,
             builder.deleteInterval,
             builder.deadLetterQueueUrl,
-            builder.deadLetterDeclines);
+            builder.deadLetterDeclines,
+            builder.gauges);
     MessageProcessor processor =
         MessageProcessor.of(builder.engine.name("sqs-" + queueName(queueUrl)).build());
     runtime =
@@ -186,6 +187,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
     private IdempotencyStore store = InMemoryIdempotencyStore.create();
     private Duration lease = IdempotencyOptions.DEFAULT_LEASE;
     private SigloMetrics metrics;
+    private SigloMetrics gauges;
     private int pollers = 1;
     private int concurrency = 16;
     private int maxInFlight = 64;
@@ -410,6 +412,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
         }
       }
       if (metrics != null) {
+        gauges = metrics;
         store = metrics.timed(store);
         engine.listener(metrics);
         metrics = null;

@@ -21,8 +21,10 @@ import java.util.Objects;
  *       ({@code ok} or {@code error}).
  * </ul>
  *
- * Keys and payload values are never tags. Thread-safe; needs {@code io.micrometer:micrometer-core}
- * on the class path.
+ * Runtimes also register {@value #IN_FLIGHT} (gauge, tags {@code system}, {@code destination}) and,
+ * for Kafka, {@value #LAG} per partition (gauge, tags {@code topic}, {@code partition}). Keys and
+ * payload values are never tags. Thread-safe; needs {@code io.micrometer:micrometer-core} on the
+ * class path.
  */
 public final class SigloMetrics implements SigloEventListener {
   /** Messages by outcome. */
@@ -33,6 +35,12 @@ public final class SigloMetrics implements SigloEventListener {
 
   /** Store operation time. */
   public static final String STORE = "siglo.store";
+
+  /** Messages received and not finished (gauge). */
+  public static final String IN_FLIGHT = "siglo.in_flight";
+
+  /** Records behind the end of a partition (gauge, Kafka). */
+  public static final String LAG = "siglo.lag";
 
   private final MeterRegistry registry;
 
@@ -54,6 +62,35 @@ public final class SigloMetrics implements SigloEventListener {
    */
   public IdempotencyStore timed(IdempotencyStore store) {
     return new TimedIdempotencyStore(store, registry);
+  }
+
+  /**
+   * Registers a gauge of work in flight.
+   *
+   * @param system the broker system
+   * @param destination the topic or queue
+   * @param value read when the gauge is sampled; must be thread-safe
+   */
+  public void inFlight(
+      String system, String destination, java.util.function.Supplier<Number> value) {
+    io.micrometer.core.instrument.Gauge.builder(IN_FLIGHT, value)
+        .tag("system", system)
+        .tag("destination", destination)
+        .register(registry);
+  }
+
+  /**
+   * Registers a lag gauge for one partition.
+   *
+   * @param topic the topic
+   * @param partition the partition
+   * @param value read when the gauge is sampled (records behind the end); must be thread-safe
+   */
+  public void lag(String topic, int partition, java.util.function.Supplier<Number> value) {
+    io.micrometer.core.instrument.Gauge.builder(LAG, value)
+        .tag("topic", topic)
+        .tag("partition", String.valueOf(partition))
+        .register(registry);
   }
 
   @Override

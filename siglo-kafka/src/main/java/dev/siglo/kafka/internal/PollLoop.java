@@ -48,6 +48,10 @@ public final class PollLoop implements Runnable {
   private volatile Duration closeTimeout = Duration.ofSeconds(30);
   private volatile KafkaConsumer<byte[], byte[]> consumer;
   private int inFlight;
+  private final java.util.concurrent.atomic.AtomicInteger inFlightGauge =
+      new java.util.concurrent.atomic.AtomicInteger();
+  private final Map<TopicPartition, Long> lags = new java.util.concurrent.ConcurrentHashMap<>();
+  private final Set<TopicPartition> lagGauges = java.util.concurrent.ConcurrentHashMap.newKeySet();
   private boolean paused;
   private long lastCommitNanos = System.nanoTime();
 
@@ -99,6 +103,11 @@ public final class PollLoop implements Runnable {
             new ByteArrayDeserializer(),
             new ByteArrayDeserializer())) {
       consumer = c;
+      if (settings.metrics() != null) {
+        settings
+            .metrics()
+            .inFlight("kafka", String.join(",", settings.topics()), inFlightGauge::get);
+      }
       subscribe(c);
       while (!stopRequested) {
         loopOnce(c);
@@ -263,10 +272,12 @@ public final class PollLoop implements Runnable {
 
   private void commitIfDue(KafkaConsumer<byte[], byte[]> c) {
     long now = System.nanoTime();
+    inFlightGauge.set(inFlight);
     if (now - lastCommitNanos < settings.commitInterval().toNanos()) {
       return;
     }
     lastCommitNanos = now;
+    sampleLag(c);
     Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
     progress.forEach(
         (tp, p) -> {
@@ -284,6 +295,19 @@ public final class PollLoop implements Runnable {
               log.warn("async commit of {} failed: {}", committed, e.toString());
             }
           });
+    }
+  }
+
+  /** Samples each partition's lag on the poll thread; gauges read the samples. */
+  private void sampleLag(KafkaConsumer<byte[], byte[]> c) {
+    if (settings.metrics() == null) {
+      return;
+    }
+    for (TopicPartition tp : progress.keySet()) {
+      c.currentLag(tp).ifPresent(lag -> lags.put(tp, lag));
+      if (lagGauges.add(tp)) {
+        settings.metrics().lag(tp.topic(), tp.partition(), () -> lags.getOrDefault(tp, 0L));
+      }
     }
   }
 

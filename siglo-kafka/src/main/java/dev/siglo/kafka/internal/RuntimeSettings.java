@@ -23,6 +23,7 @@ import java.util.regex.Pattern;
  * @param deadLetterTopic the dead-letter topic of a topic
  * @param deadLetterDeclines whether permanent declines are also copied to the dead-letter topic
  * @param deadLetterTimeout how long a dead-letter publish may take
+ * @param metrics where in-flight and lag gauges go, or null
  */
 public record RuntimeSettings(
     Map<String, Object> clientProperties,
@@ -37,4 +38,5 @@ public record RuntimeSettings(
     Duration topicCheckTimeout,
     Function<String, String> deadLetterTopic,
     boolean deadLetterDeclines,
-    Duration deadLetterTimeout) {}
+    Duration deadLetterTimeout,
+    dev.siglo.consumer.metrics.SigloMetrics metrics) {}

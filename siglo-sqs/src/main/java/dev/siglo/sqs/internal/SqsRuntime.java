@@ -76,6 +76,11 @@ public final class SqsRuntime implements ClaimSink {
             settings.concurrency(), NamedThreads.daemon("siglo-sqs-worker-" + queueName, true));
     this.actions = new QueueActions(sqs, settings);
     this.heartbeat = new Heartbeat(actions, store, settings);
+    if (settings.metrics() != null) {
+      settings
+          .metrics()
+          .inFlight("sqs", queueName, () -> settings.maxInFlight() - permits.availablePermits());
+    }
   }
 
   /** Starts the pollers. */

@@ -19,6 +19,7 @@ import java.time.Duration;
  * @param deadLetterQueueUrl where Siglo sends dead letters itself, or null to leave them to the
  *     queue's redrive policy
  * @param deadLetterDeclines whether permanent declines are also copied to that queue
+ * @param metrics where the in-flight gauge goes, or null
  */
 public record SqsSettings(
     String queueUrl,
@@ -32,4 +33,5 @@ public record SqsSettings(
     Duration lease,
     Duration deleteInterval,
     String deadLetterQueueUrl,
-    boolean deadLetterDeclines) {}
+    boolean deadLetterDeclines,
+    dev.siglo.consumer.metrics.SigloMetrics metrics) {}
