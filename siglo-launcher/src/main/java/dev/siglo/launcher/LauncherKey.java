@@ -50,6 +50,13 @@ public enum LauncherKey {
   RETRY_BACKOFF("siglo.retry.backoff", "PT0.1S", "first in-process backoff (ISO-8601 duration)"),
   /** Concurrency. */
   CONCURRENCY("siglo.concurrency", "16", "worker threads"),
+  /** Prometheus port. */
+  METRICS_PORT(
+      "siglo.metrics.prometheus-port",
+      "(off)",
+      "serve Micrometer metrics as Prometheus text on this port at `/metrics`"),
+  /** Prometheus bind address. */
+  METRICS_BIND("siglo.metrics.bind-address", "0.0.0.0", "address the metrics endpoint listens on"),
   /** Kafka bootstrap servers. */
   KAFKA_BOOTSTRAP("siglo.kafka.bootstrap-servers", null, "Kafka bootstrap servers"),
   /** Kafka group. */

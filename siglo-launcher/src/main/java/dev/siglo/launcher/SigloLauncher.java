@@ -141,6 +141,7 @@ public final class SigloLauncher {
             .version(config.get(LauncherKey.KEY_VERSION))
             .build();
     int concurrency = config.positiveInt(LauncherKey.CONCURRENCY);
+    PrometheusEndpoint prometheus = PrometheusEndpoint.startIfConfigured(config);
     IdempotencyKeyExtractor<Object> extractor = keyExtractor(config);
     if (broker.equals("kafka")) {
       SigloKafkaConsumer.Builder<T> b =
@@ -155,12 +156,22 @@ public final class SigloLauncher {
               .retry(retry)
               .keys(keys)
               .concurrency(concurrency);
+      if (prometheus != null) {
+        b.metrics(prometheus.registry());
+      }
       if (extractor != null) {
         b.keyExtractor(extractor);
       }
       SigloKafkaConsumer<T> consumer = b.build();
       consumer.start();
-      return running(consumer.termination(), () -> consumer.close(Duration.ofSeconds(30)));
+      return running(
+          consumer.termination(),
+          () -> {
+            consumer.close(Duration.ofSeconds(30));
+            if (prometheus != null) {
+              prometheus.close();
+            }
+          });
     }
     SqsClientBuilder client = SqsClient.builder();
     String endpoint = config.get(LauncherKey.SQS_ENDPOINT);
@@ -182,6 +193,9 @@ public final class SigloLauncher {
             .classifier(classifier)
             .retry(retry)
             .keys(keys);
+    if (prometheus != null) {
+      b.metrics(prometheus.registry());
+    }
     if (extractor != null) {
       b.keyExtractor(extractor);
     }
@@ -196,6 +210,9 @@ public final class SigloLauncher {
         () -> {
           consumer.close(Duration.ofSeconds(30));
           sqs.close();
+          if (prometheus != null) {
+            prometheus.close();
+          }
         });
   }
 

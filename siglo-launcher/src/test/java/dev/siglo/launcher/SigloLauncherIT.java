@@ -36,6 +36,8 @@ class SigloLauncherIT {
             "siglo.key.namespace=launcher-test",
             "siglo.kafka.topics=" + topic,
             "siglo.kafka.group-id=launched",
+            "siglo.metrics.prometheus-port=" + dev.siglo.testkit.FreePorts.loopback(),
+            "siglo.metrics.bind-address=127.0.0.1",
             "siglo.classification.permanent=java.lang.IllegalArgumentException"));
     try (KafkaProducer<byte[], byte[]> p =
         new KafkaProducer<>(
@@ -58,6 +60,30 @@ class SigloLauncherIT {
                 Map.of("SIGLO_KAFKA_BOOTSTRAP_SERVERS", KAFKA.broker().bootstrapServers())))) {
       await().atMost(Duration.ofSeconds(60)).until(() -> RecordingHandler.EFFECTS.size() == 50);
       assertThat(running.termination()).isNotDone();
+      String port = LauncherConfig.load(file, Map.of()).get(LauncherKey.METRICS_PORT);
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .untilAsserted(
+              () -> {
+                String scrape =
+                    new String(
+                        java.net
+                            .URI
+                            .create("http://127.0.0.1:" + port + "/metrics")
+                            .toURL()
+                            .openStream()
+                            .readAllBytes(),
+                        StandardCharsets.UTF_8);
+                assertThat(scrape)
+                    .contains(
+                        "siglo_messages_total{destination=\""
+                            + topic
+                            + "\",outcome=\"duplicate\",system=\"kafka\"} 100.0")
+                    .contains(
+                        "siglo_messages_total{destination=\""
+                            + topic
+                            + "\",outcome=\"processed\",system=\"kafka\"} 50.0");
+              });
     }
     assertThat(RecordingHandler.EFFECTS).containsKey("ff:idemp:launcher-test:_:L7");
     assertThat(RecordingHandler.EFFECTS.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
