@@ -162,4 +162,30 @@ class SigloLauncherIT {
     assertThat(output)
         .contains("broken.properties: siglo.retry.backoff: 'soon' is not an ISO-8601 duration");
   }
+
+  @Test
+  void theRunnableJarStartsTheLauncher(@TempDir Path dir) throws Exception {
+    Path jar;
+    try (var jars = Files.list(Path.of("target"))) {
+      jar =
+          jars.filter(p -> p.getFileName().toString().endsWith("-all.jar"))
+              .findFirst()
+              .orElseThrow();
+    }
+    Path file = dir.resolve("broken.properties");
+    Files.writeString(file, "siglo.broker=rabbitmq\n");
+    Process launcher =
+        new ProcessBuilder(
+                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                "-jar",
+                jar.toString(),
+                file.toString())
+            .redirectErrorStream(true)
+            .start();
+    String output = new String(launcher.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(launcher.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    assertThat(launcher.exitValue()).as(output).isEqualTo(2);
+    assertThat(output)
+        .contains("broken.properties: siglo.handler: is required (or set SIGLO_HANDLER)");
+  }
 }
