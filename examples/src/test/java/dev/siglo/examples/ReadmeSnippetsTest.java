@@ -26,6 +26,7 @@ class ReadmeSnippetsTest {
   void everyMarkedExampleRegionAppearsVerbatimInTheReadme() throws IOException {
     String readme = Files.readString(Path.of("..", "README.md"));
     Map<String, String> regions = regions(Path.of("src", "main", "java"));
+    regions.putAll(regions(Path.of("src", "test", "java")));
 
     assertThat(regions)
         .containsKeys(

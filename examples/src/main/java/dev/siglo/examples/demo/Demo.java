@@ -86,6 +86,18 @@ public final class Demo {
 
   private static final int POISON = 2;
 
+  /** The message attribute (Kafka header, SQS message attribute) that carries the order id. */
+  static final String ORDER_ID = "order-id";
+
+  private static final java.util.regex.Pattern ORDER_ID_IN_BODY =
+      java.util.regex.Pattern.compile("\"orderId\":\"([^\"]+)\"");
+
+  /** The publisher knows the order id; undecodable messages carry none. */
+  private static java.util.Optional<String> orderIdOf(String body) {
+    java.util.regex.Matcher m = ORDER_ID_IN_BODY.matcher(body);
+    return m.find() ? java.util.Optional.of(m.group(1)) : java.util.Optional.empty();
+  }
+
   private Demo() {}
 
   /**
@@ -207,7 +219,11 @@ public final class Demo {
             new ByteArraySerializer(),
             new ByteArraySerializer())) {
       for (String body : bodies) {
-        producer.send(new ProducerRecord<>(topic, null, body.getBytes(StandardCharsets.UTF_8)));
+        ProducerRecord<byte[], byte[]> r =
+            new ProducerRecord<>(topic, null, body.getBytes(StandardCharsets.UTF_8));
+        orderIdOf(body)
+            .ifPresent(id -> r.headers().add(ORDER_ID, id.getBytes(StandardCharsets.UTF_8)));
+        producer.send(r);
       }
     }
     try (SigloKafkaConsumer<Order> consumer =
@@ -216,7 +232,7 @@ public final class Demo {
             .bootstrapServers(bootstrap)
             .groupId("siglo-demo")
             .topics(topic)
-            .keyExtractor(KeyExtractors.jsonPointer("/orderId"))
+            .keyExtractor(KeyExtractors.attribute(ORDER_ID))
             .store(store)
             .classifier(classifier())
             .retry(retry())
@@ -249,11 +265,20 @@ public final class Demo {
       for (int i = 0; i < bodies.size(); i += 10) {
         List<SendMessageBatchRequestEntry> batch = new ArrayList<>();
         for (int j = i; j < Math.min(i + 10, bodies.size()); j++) {
-          batch.add(
-              SendMessageBatchRequestEntry.builder()
-                  .id("m" + j)
-                  .messageBody(bodies.get(j))
-                  .build());
+          SendMessageBatchRequestEntry.Builder e =
+              SendMessageBatchRequestEntry.builder().id("m" + j).messageBody(bodies.get(j));
+          orderIdOf(bodies.get(j))
+              .ifPresent(
+                  id ->
+                      e.messageAttributes(
+                          Map.of(
+                              ORDER_ID,
+                              software.amazon.awssdk.services.sqs.model.MessageAttributeValue
+                                  .builder()
+                                  .dataType("String")
+                                  .stringValue(id)
+                                  .build())));
+          batch.add(e.build());
         }
         sqs.sendMessageBatch(b -> b.queueUrl(url).entries(batch));
       }
@@ -262,7 +287,7 @@ public final class Demo {
                   PayloadDecoder.json(Order.class), new ChargeOrderHandler(gateway, receipts))
               .client(sqs)
               .queueUrl(url)
-              .keyExtractor(KeyExtractors.jsonPointer("/orderId"))
+              .keyExtractor(KeyExtractors.attribute(ORDER_ID))
               .store(store)
               .classifier(classifier())
               .retry(retry())
