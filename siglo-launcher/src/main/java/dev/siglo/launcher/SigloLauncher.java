@@ -1,6 +1,8 @@
 package dev.siglo.launcher;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.SigloConfigurationException;
@@ -24,7 +26,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import org.postgresql.ds.PGSimpleDataSource;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.SqsClientBuilder;
@@ -168,6 +169,7 @@ public final class SigloLauncher {
           consumer.termination(),
           () -> {
             consumer.close(Duration.ofSeconds(30));
+            store.close();
             if (prometheus != null) {
               prometheus.close();
             }
@@ -210,6 +212,7 @@ public final class SigloLauncher {
         () -> {
           consumer.close(Duration.ofSeconds(30));
           sqs.close();
+          store.close();
           if (prometheus != null) {
             prometheus.close();
           }
@@ -255,12 +258,16 @@ public final class SigloLauncher {
               .build());
     }
     if (kind.equals("postgres")) {
-      PGSimpleDataSource ds = new PGSimpleDataSource();
-      ds.setURL(config.required(LauncherKey.STORE_POSTGRES_URL));
+      HikariConfig pool = new HikariConfig();
+      pool.setJdbcUrl(config.required(LauncherKey.STORE_POSTGRES_URL));
+      pool.setMaximumPoolSize(Math.max(4, config.positiveInt(LauncherKey.CONCURRENCY)));
+      pool.setPoolName("siglo-store");
+      pool.setInitializationFailTimeout(-1); // an unreachable database is transient, not fatal
       return PostgresIdempotencyStore.create(
-          PostgresStoreConfig.builder(ds)
+          PostgresStoreConfig.builder(new HikariDataSource(pool))
               .table(config.required(LauncherKey.STORE_POSTGRES_TABLE))
               .createTable(true)
+              .closeDataSourceOnClose(true)
               .build());
     }
     return InMemoryIdempotencyStore.create();

@@ -188,4 +188,61 @@ class SigloLauncherIT {
     assertThat(output)
         .contains("broken.properties: siglo.handler: is required (or set SIGLO_HANDLER)");
   }
+
+  @Test
+  void aPostgresStoreFromConfigurationKeepsTheRecordsInItsTable(@TempDir Path dir)
+      throws Exception {
+    String topic = "pg-store-" + System.nanoTime();
+    KAFKA.broker().createTopics(2, topic);
+    try (dev.siglo.testkit.PostgresServer pg = dev.siglo.testkit.PostgresServer.start();
+        KafkaProducer<byte[], byte[]> p =
+            new KafkaProducer<>(
+                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers()),
+                new ByteArraySerializer(),
+                new ByteArraySerializer())) {
+      for (int copy = 0; copy < 2; copy++) {
+        for (int i = 0; i < 10; i++) {
+          p.send(
+              new ProducerRecord<>(
+                  topic, null, ("{\"id\":\"P" + i + "\"}").getBytes(StandardCharsets.UTF_8)));
+        }
+      }
+      p.flush();
+      Path file = dir.resolve("consumer.yaml");
+      Files.writeString(
+          file,
+          String.join(
+              "\n",
+              "siglo:",
+              "  handler: " + RecordingHandler.class.getName(),
+              "  key: json-pointer:/id",
+              "  key.namespace: pg-launcher",
+              "  store: postgres",
+              "  store.postgres.url: \"" + pg.jdbcUrl() + "\"",
+              "  kafka:",
+              "    bootstrap-servers: " + KAFKA.broker().bootstrapServers(),
+              "    topics: " + topic,
+              "    group-id: pg-launched",
+              ""));
+      RecordingHandler.EFFECTS.clear();
+      try (SigloLauncher.Running running =
+          SigloLauncher.start(LauncherConfig.load(file, Map.of()))) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> RecordingHandler.EFFECTS.size() == 10);
+        await().atMost(Duration.ofSeconds(30)).until(() -> completedRows(pg.jdbcUrl()) == 10);
+        assertThat(running.termination()).isNotDone();
+      }
+      assertThat(RecordingHandler.EFFECTS.values())
+          .allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+    }
+  }
+
+  private static int completedRows(String url) throws Exception {
+    try (var c = java.sql.DriverManager.getConnection(url);
+        var rs =
+            c.createStatement()
+                .executeQuery("SELECT count(*) FROM siglo_idempotency WHERE state = 'C'")) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
 }
