@@ -39,19 +39,7 @@ class SigloLauncherIT {
             "siglo.metrics.prometheus-port=" + dev.siglo.testkit.FreePorts.loopback(),
             "siglo.metrics.bind-address=127.0.0.1",
             "siglo.classification.permanent=java.lang.IllegalArgumentException"));
-    try (KafkaProducer<byte[], byte[]> p =
-        new KafkaProducer<>(
-            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers()),
-            new ByteArraySerializer(),
-            new ByteArraySerializer())) {
-      for (int copy = 0; copy < 3; copy++) {
-        for (int i = 0; i < 50; i++) {
-          p.send(
-              new ProducerRecord<>(
-                  topic, null, ("{\"id\":\"L" + i + "\"}").getBytes(StandardCharsets.UTF_8)));
-        }
-      }
-    }
+    produce(topic, "L", 50, 3);
     RecordingHandler.EFFECTS.clear();
     try (SigloLauncher.Running running =
         SigloLauncher.start(
@@ -94,17 +82,7 @@ class SigloLauncherIT {
       throws Exception {
     String topic = "sigterm-" + System.nanoTime();
     KAFKA.broker().createTopics(1, topic);
-    try (KafkaProducer<byte[], byte[]> p =
-        new KafkaProducer<>(
-            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers()),
-            new ByteArraySerializer(),
-            new ByteArraySerializer())) {
-      for (int i = 0; i < 20; i++) {
-        p.send(
-            new ProducerRecord<>(
-                topic, null, ("{\"id\":\"S" + i + "\"}").getBytes(StandardCharsets.UTF_8)));
-      }
-    }
+    produce(topic, "S", 20, 1);
     Path file = dir.resolve("consumer.properties");
     Files.writeString(
         file,
@@ -194,20 +172,8 @@ class SigloLauncherIT {
       throws Exception {
     String topic = "pg-store-" + System.nanoTime();
     KAFKA.broker().createTopics(2, topic);
-    try (dev.siglo.testkit.PostgresServer pg = dev.siglo.testkit.PostgresServer.start();
-        KafkaProducer<byte[], byte[]> p =
-            new KafkaProducer<>(
-                Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers()),
-                new ByteArraySerializer(),
-                new ByteArraySerializer())) {
-      for (int copy = 0; copy < 2; copy++) {
-        for (int i = 0; i < 10; i++) {
-          p.send(
-              new ProducerRecord<>(
-                  topic, null, ("{\"id\":\"P" + i + "\"}").getBytes(StandardCharsets.UTF_8)));
-        }
-      }
-      p.flush();
+    produce(topic, "P", 10, 2);
+    try (dev.siglo.testkit.PostgresServer pg = dev.siglo.testkit.PostgresServer.start()) {
       Path file = dir.resolve("consumer.yaml");
       Files.writeString(
           file,
@@ -243,6 +209,22 @@ class SigloLauncherIT {
                 .executeQuery("SELECT count(*) FROM siglo_idempotency WHERE state = 'C'")) {
       rs.next();
       return rs.getInt(1);
+    }
+  }
+
+  /** Sends {@code copies} copies of {@code count} JSON records {"id": prefix + i}. */
+  private static void produce(String topic, String prefix, int count, int copies) {
+    try (KafkaProducer<byte[], byte[]> p =
+        new KafkaProducer<>(
+            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers()),
+            new ByteArraySerializer(),
+            new ByteArraySerializer())) {
+      for (int copy = 0; copy < copies; copy++) {
+        for (int i = 0; i < count; i++) {
+          String json = "{\"id\":\"" + prefix + i + "\"}";
+          p.send(new ProducerRecord<>(topic, null, json.getBytes(StandardCharsets.UTF_8)));
+        }
+      }
     }
   }
 }

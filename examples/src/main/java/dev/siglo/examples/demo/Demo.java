@@ -9,6 +9,7 @@ import dev.siglo.consumer.store.InMemoryIdempotencyStore;
 import dev.siglo.examples.payments.CardDeclinedException;
 import dev.siglo.examples.payments.ChargeOrderHandler;
 import dev.siglo.examples.payments.Order;
+import dev.siglo.examples.payments.OrderStream;
 import dev.siglo.examples.payments.PaymentGateway;
 import dev.siglo.examples.payments.ReceiptSender;
 import dev.siglo.kafka.SigloKafkaConsumer;
@@ -25,7 +26,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -109,23 +109,14 @@ public final class Demo {
    * @throws Exception when a server cannot be started or the run does not finish in time
    */
   public static Result run(Options options, PrintStream out) throws Exception {
-    PaymentGateway gateway = new PaymentGateway(Set.of("card-declined"), Set.of("card-flaky"));
+    PaymentGateway gateway = OrderStream.gateway();
     ReceiptSender receipts = new ReceiptSender();
     DemoReport report = new DemoReport();
-    List<String> orders = new ArrayList<>();
-    Set<String> declined = new HashSet<>();
+    OrderStream stream = OrderStream.of(options.orders());
+    List<String> orders = stream.ids();
+    Set<String> declined = stream.declined();
     List<String> bodies = new ArrayList<>();
-    for (int i = 1; i <= options.orders(); i++) {
-      String id = "order-" + i;
-      String card = i % 7 == 0 ? "card-declined" : i % 5 == 0 ? "card-flaky" : "card-ok";
-      orders.add(id);
-      if (card.equals("card-declined")) {
-        declined.add(id);
-      }
-      String json =
-          String.format(
-              "{\"orderId\":\"%s\",\"customerId\":\"c-%d\",\"amountCents\":%d,\"card\":\"%s\"}",
-              id, i % 10, 1000 + i, card);
+    for (String json : stream.json()) {
       bodies.add(json);
       bodies.add(json);
       bodies.add(json);

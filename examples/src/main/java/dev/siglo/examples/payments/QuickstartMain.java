@@ -112,23 +112,14 @@ public final class QuickstartMain {
    * @throws Exception when a worker fails
    */
   public static Summary run(int orderCount, int copies, int threads) throws Exception {
-    PaymentGateway gateway = new PaymentGateway(Set.of("card-declined"), Set.of("card-flaky"));
+    PaymentGateway gateway = OrderStream.gateway();
     ReceiptSender receipts = new ReceiptSender();
     AtomicInteger retries = new AtomicInteger();
-    List<String> orders = new ArrayList<>();
-    Set<String> declined = new java.util.HashSet<>();
+    OrderStream stream = OrderStream.of(orderCount);
+    List<String> orders = stream.ids();
+    Set<String> declined = stream.declined();
     List<Message> deliveries = new ArrayList<>();
-    for (int i = 1; i <= orderCount; i++) {
-      String id = "order-" + i;
-      String card = i % 7 == 0 ? "card-declined" : i % 5 == 0 ? "card-flaky" : "card-ok";
-      orders.add(id);
-      if (card.equals("card-declined")) {
-        declined.add(id);
-      }
-      String json =
-          String.format(
-              "{\"orderId\":\"%s\",\"customerId\":\"c-%d\",\"amountCents\":%d,\"card\":\"%s\"}",
-              id, i % 4, 1000 + i, card);
+    for (String json : stream.json()) {
       for (int c = 0; c < copies; c++) {
         deliveries.add(
             Message.builder(
