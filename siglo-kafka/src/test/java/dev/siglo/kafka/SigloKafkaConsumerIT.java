@@ -52,7 +52,12 @@ class SigloKafkaConsumerIT {
         .pollInterval(Duration.ofMillis(250))
         .untilAsserted(
             () -> {
-              Map<TopicPartition, Long> end = kafka.endOffsets(topic, partitions);
+              // an empty partition (the producer's sticky partitioner may skip one) has nothing to
+              // commit
+              Map<TopicPartition, Long> end =
+                  new java.util.HashMap<>(kafka.endOffsets(topic, partitions));
+              end.values().removeIf(offset -> offset == 0L);
+              assertThat(end).isNotEmpty();
               assertThat(kafka.committed(group)).containsAllEntriesOf(end);
             });
   }
