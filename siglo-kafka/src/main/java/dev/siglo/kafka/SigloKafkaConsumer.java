@@ -1,22 +1,14 @@
 package dev.siglo.kafka;
 
-import dev.siglo.consumer.IdempotencyOptions;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.SigloConfigurationException;
-import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.engine.ConsumerBuilder;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.engine.MessageProcessorConfig;
-import dev.siglo.consumer.engine.RetrySettings;
-import dev.siglo.consumer.event.SigloEventListener;
 import dev.siglo.consumer.internal.Durations;
 import dev.siglo.consumer.internal.NamedThreads;
-import dev.siglo.consumer.key.IdempotencyKeyExtractor;
-import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.key.KeyExtractors;
-import dev.siglo.consumer.metrics.SigloMetrics;
-import dev.siglo.consumer.store.IdempotencyStore;
-import dev.siglo.consumer.store.InMemoryIdempotencyStore;
 import dev.siglo.kafka.internal.PollLoop;
 import dev.siglo.kafka.internal.RuntimeSettings;
 import java.time.Duration;
@@ -158,8 +150,7 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
    *
    * @param <T> the decoded payload type
    */
-  public static final class Builder<T> {
-    private final MessageProcessorConfig.Builder<T> engine;
+  public static final class Builder<T> extends ConsumerBuilder<T, Builder<T>> {
     private final Map<String, Object> properties = new HashMap<>();
     private String bootstrapServers;
     private String groupId;
@@ -174,16 +165,19 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
     private Function<String, String> deadLetterTopic = topic -> topic + "-dlt";
     private boolean deadLetterDeclines;
     private boolean shutdownHook;
-    private IdempotencyStore store;
-    private SigloMetrics metrics;
 
     private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
-      this.engine =
-          MessageProcessorConfig.builder(decoder, handler)
-              .keyExtractor(
-                  KeyExtractors.firstPresent(
-                      KeyExtractors.header(MessageProcessorConfig.DEFAULT_KEY_HEADER),
-                      KeyExtractors.recordKey()));
+      super(
+          decoder,
+          handler,
+          KeyExtractors.firstPresent(
+              KeyExtractors.header(MessageProcessorConfig.DEFAULT_KEY_HEADER),
+              KeyExtractors.recordKey()));
+    }
+
+    @Override
+    protected Builder<T> self() {
+      return this;
     }
 
     /**
@@ -236,82 +230,6 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
      */
     public Builder<T> property(String name, Object value) {
       properties.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
-      return this;
-    }
-
-    /**
-     * @param store the idempotency store (in-memory by default; Redis or PostgreSQL to share it)
-     * @return this builder
-     */
-    public Builder<T> store(IdempotencyStore store) {
-      this.store = Objects.requireNonNull(store, "store");
-      return this;
-    }
-
-    /**
-     * Records Micrometer metrics: messages by outcome, handler time, store operation time (see
-     * {@link SigloMetrics}). Needs {@code io.micrometer:micrometer-core} on the class path.
-     *
-     * @param registry the registry
-     * @return this builder
-     */
-    public Builder<T> metrics(io.micrometer.core.instrument.MeterRegistry registry) {
-      this.metrics = SigloMetrics.of(registry);
-      return this;
-    }
-
-    /**
-     * @param extractor where the key lives (default: header {@code idempotency-key}, else the
-     *     record key)
-     * @return this builder
-     */
-    public Builder<T> keyExtractor(IdempotencyKeyExtractor<? super T> extractor) {
-      engine.keyExtractor(extractor);
-      return this;
-    }
-
-    /**
-     * @param keys the key scheme (namespace, version)
-     * @return this builder
-     */
-    public Builder<T> keys(IdempotencyKeys keys) {
-      engine.keys(keys);
-      return this;
-    }
-
-    /**
-     * @param classifier the error classifier
-     * @return this builder
-     */
-    public Builder<T> classifier(ErrorClassifier classifier) {
-      engine.classifier(classifier);
-      return this;
-    }
-
-    /**
-     * @param retry in-process attempts, redelivery backoff and maximum deliveries
-     * @return this builder
-     */
-    public Builder<T> retry(RetrySettings retry) {
-      engine.retry(retry);
-      return this;
-    }
-
-    /**
-     * @param options ttl, lease, settle timeout and poll interval of record claims
-     * @return this builder
-     */
-    public Builder<T> options(IdempotencyOptions options) {
-      engine.options(options);
-      return this;
-    }
-
-    /**
-     * @param listener receives events
-     * @return this builder
-     */
-    public Builder<T> listener(SigloEventListener listener) {
-      engine.listener(listener);
       return this;
     }
 
@@ -454,14 +372,8 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
               deadLetterTopic,
               deadLetterDeclines,
               Duration.ofSeconds(30),
-              metrics);
-      IdempotencyStore effective = store != null ? store : InMemoryIdempotencyStore.create();
-      if (metrics != null) {
-        effective = metrics.timed(effective);
-        engine.listener(metrics);
-      }
-      MessageProcessor processor =
-          MessageProcessor.of(engine.store(effective).name("kafka-" + groupId).build());
+              metricsOrNull());
+      MessageProcessor processor = processor("kafka-" + groupId);
       return new SigloKafkaConsumer<>(settings, processor, shutdownHook);
     }
 

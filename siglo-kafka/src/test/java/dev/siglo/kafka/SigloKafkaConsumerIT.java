@@ -453,7 +453,7 @@ class SigloKafkaConsumerIT {
   /** A handler counting its side effect per idempotency key, with a little simulated work. */
   private static MessageHandler<String> countingEffects(Map<String, AtomicInteger> effects) {
     return (value, ctx) -> {
-      Thread.sleep(1);
+      Thread.sleep(1); // simulated work
       effects
           .computeIfAbsent(
               ctx.message().header("idempotency-key").orElseThrow(), k -> new AtomicInteger())

@@ -1,21 +1,15 @@
 package dev.siglo.sqs;
 
-import dev.siglo.consumer.IdempotencyOptions;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.SigloConfigurationException;
-import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.engine.ConsumerBuilder;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.engine.MessageProcessorConfig;
-import dev.siglo.consumer.engine.RetrySettings;
-import dev.siglo.consumer.event.SigloEventListener;
 import dev.siglo.consumer.internal.Durations;
-import dev.siglo.consumer.key.IdempotencyKeyExtractor;
-import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.key.KeyExtractors;
 import dev.siglo.consumer.metrics.SigloMetrics;
 import dev.siglo.consumer.store.IdempotencyStore;
-import dev.siglo.consumer.store.InMemoryIdempotencyStore;
 import dev.siglo.sqs.internal.ClaimSink;
 import dev.siglo.sqs.internal.SqsRuntime;
 import dev.siglo.sqs.internal.SqsSettings;
@@ -50,14 +44,29 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
   private final SqsClient sqs;
   private final String queueUrl;
   private final Builder<T> builder;
+  private final MessageProcessor processor;
+  private final IdempotencyStore store;
+  private final Duration lease;
+  private final SigloMetrics metrics;
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
   private SqsRuntime runtime;
   private boolean closed;
 
-  private SigloSqsConsumer(SqsClient sqs, String queueUrl, Builder<T> builder) {
+  private SigloSqsConsumer(
+      SqsClient sqs,
+      String queueUrl,
+      Builder<T> builder,
+      MessageProcessor processor,
+      IdempotencyStore store,
+      Duration lease,
+      SigloMetrics metrics) {
     this.sqs = sqs;
     this.queueUrl = queueUrl;
     this.builder = builder;
+    this.processor = processor;
+    this.store = store;
+    this.lease = lease;
+    this.metrics = metrics;
   }
 
   /**
@@ -116,15 +125,12 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
             builder.waitTime,
             visibility,
             builder.heartbeatFraction,
-            builder.lease,
+            lease,
             builder.deleteInterval,
             builder.deadLetterQueueUrl,
             builder.deadLetterDeclines,
-            builder.gauges);
-    MessageProcessor processor =
-        MessageProcessor.of(builder.engine.name("sqs-" + queueName(queueUrl)).build());
-    runtime =
-        new SqsRuntime(sqs, settings, queueName(queueUrl), processor, builder.store, termination);
+            metrics);
+    runtime = new SqsRuntime(sqs, settings, queueName(queueUrl), processor, store, termination);
     builder.claims.set(runtime);
     runtime.start();
     return termination;
@@ -178,16 +184,11 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
    *
    * @param <T> the decoded payload type
    */
-  public static final class Builder<T> {
-    private final MessageProcessorConfig.Builder<T> engine;
-    private final AtomicReference<ClaimSink> claims = new AtomicReference<>();
+  public static final class Builder<T> extends ConsumerBuilder<T, Builder<T>> {
+    private final AtomicReference<ClaimSink> claims;
     private SqsClient client;
     private String queueUrl;
     private String queueName;
-    private IdempotencyStore store = InMemoryIdempotencyStore.create();
-    private Duration lease = IdempotencyOptions.DEFAULT_LEASE;
-    private SigloMetrics metrics;
-    private SigloMetrics gauges;
     private int pollers = 1;
     private int concurrency = 16;
     private int maxInFlight = 64;
@@ -199,26 +200,39 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
     private boolean deadLetterDeclines;
 
     private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
-      Objects.requireNonNull(handler, "handler");
-      // tells the heartbeat which claim each running message holds, so it can renew the lease
-      MessageHandler<T> reporting =
-          (value, ctx) -> {
-            ClaimSink sink = claims.get();
-            if (sink != null) {
-              sink.claimed(
-                  ctx.message().id(),
-                  ctx.idempotencyKey().orElse(null),
-                  ctx.claimToken().orElse(null));
-            }
-            return handler.handle(value, ctx);
-          };
-      this.engine =
-          MessageProcessorConfig.builder(decoder, reporting)
-              .keyExtractor(
-                  KeyExtractors.firstPresent(
-                      KeyExtractors.attribute(MessageProcessorConfig.DEFAULT_KEY_HEADER),
-                      KeyExtractors.deduplicationId(),
-                      KeyExtractors.messageId()));
+      this(decoder, handler, new AtomicReference<>());
+    }
+
+    private Builder(
+        PayloadDecoder<T> decoder,
+        MessageHandler<? super T> handler,
+        AtomicReference<ClaimSink> claims) {
+      super(
+          decoder,
+          reporting(Objects.requireNonNull(handler, "handler"), claims),
+          KeyExtractors.firstPresent(
+              KeyExtractors.attribute(MessageProcessorConfig.DEFAULT_KEY_HEADER),
+              KeyExtractors.deduplicationId(),
+              KeyExtractors.messageId()));
+      this.claims = claims;
+    }
+
+    /** Tells the heartbeat which claim each running message holds, so it can renew the lease. */
+    private static <T> MessageHandler<T> reporting(
+        MessageHandler<? super T> handler, AtomicReference<ClaimSink> claims) {
+      return (value, ctx) -> {
+        ClaimSink sink = claims.get();
+        if (sink != null) {
+          sink.claimed(
+              ctx.message().id(), ctx.idempotencyKey().orElse(null), ctx.claimToken().orElse(null));
+        }
+        return handler.handle(value, ctx);
+      };
+    }
+
+    @Override
+    protected Builder<T> self() {
+      return this;
     }
 
     /**
@@ -245,83 +259,6 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
      */
     public Builder<T> queueName(String queueName) {
       this.queueName = Objects.requireNonNull(queueName, "queueName");
-      return this;
-    }
-
-    /**
-     * @param store the idempotency store
-     * @return this builder
-     */
-    public Builder<T> store(IdempotencyStore store) {
-      this.store = Objects.requireNonNull(store, "store");
-      return this;
-    }
-
-    /**
-     * Records Micrometer metrics: messages by outcome, handler time, store operation time (see
-     * {@link SigloMetrics}). Needs {@code io.micrometer:micrometer-core} on the class path.
-     *
-     * @param registry the registry
-     * @return this builder
-     */
-    public Builder<T> metrics(io.micrometer.core.instrument.MeterRegistry registry) {
-      this.metrics = SigloMetrics.of(registry);
-      return this;
-    }
-
-    /**
-     * @param extractor where the key lives (default: attribute {@code idempotency-key}, else the
-     *     {@code MessageDeduplicationId}, else the message id)
-     * @return this builder
-     */
-    public Builder<T> keyExtractor(IdempotencyKeyExtractor<? super T> extractor) {
-      engine.keyExtractor(extractor);
-      return this;
-    }
-
-    /**
-     * @param keys the key scheme
-     * @return this builder
-     */
-    public Builder<T> keys(IdempotencyKeys keys) {
-      engine.keys(keys);
-      return this;
-    }
-
-    /**
-     * @param classifier the error classifier
-     * @return this builder
-     */
-    public Builder<T> classifier(ErrorClassifier classifier) {
-      engine.classifier(classifier);
-      return this;
-    }
-
-    /**
-     * @param retry in-process attempts, visibility backoff and maximum deliveries (receives)
-     * @return this builder
-     */
-    public Builder<T> retry(RetrySettings retry) {
-      engine.retry(retry);
-      return this;
-    }
-
-    /**
-     * @param options ttl, lease, settle timeout, poll interval of message claims
-     * @return this builder
-     */
-    public Builder<T> options(IdempotencyOptions options) {
-      engine.options(options);
-      this.lease = options.lease();
-      return this;
-    }
-
-    /**
-     * @param listener receives events
-     * @return this builder
-     */
-    public Builder<T> listener(SigloEventListener listener) {
-      engine.listener(listener);
       return this;
     }
 
@@ -411,14 +348,14 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
           throw new SigloConfigurationException("queue '" + queueName + "' does not exist", e);
         }
       }
-      if (metrics != null) {
-        gauges = metrics;
-        store = metrics.timed(store);
-        engine.listener(metrics);
-        metrics = null;
-      }
-      engine.store(store);
-      return new SigloSqsConsumer<>(client, url, this);
+      return new SigloSqsConsumer<>(
+          client,
+          url,
+          this,
+          processor("sqs-" + queueName(url)),
+          effectiveStore(),
+          lease(),
+          metricsOrNull());
     }
   }
 }

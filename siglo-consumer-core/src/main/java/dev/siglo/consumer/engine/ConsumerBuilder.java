@@ -1,0 +1,164 @@
+package dev.siglo.consumer.engine;
+
+import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.MessageHandler;
+import dev.siglo.consumer.PayloadDecoder;
+import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.event.SigloEventListener;
+import dev.siglo.consumer.key.IdempotencyKeyExtractor;
+import dev.siglo.consumer.key.IdempotencyKeys;
+import dev.siglo.consumer.metrics.SigloMetrics;
+import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.consumer.store.InMemoryIdempotencyStore;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * The engine settings every runtime builder shares (store, key extractor, key scheme, classifier,
+ * retries, idempotency options, listeners, metrics), so Kafka and SQS consumers are configured the
+ * same way. Not thread-safe.
+ *
+ * @param <T> the decoded payload type
+ * @param <B> the concrete builder, returned by every setter
+ */
+public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
+  private final MessageProcessorConfig.Builder<T> engine;
+  private IdempotencyStore store;
+  private Duration lease = IdempotencyOptions.DEFAULT_LEASE;
+  private SigloMetrics metrics;
+  private IdempotencyStore prepared;
+
+  /**
+   * @param decoder decodes payloads for the handler
+   * @param handler the handler
+   * @param defaultExtractor where the key lives unless {@link #keyExtractor} says otherwise
+   */
+  protected ConsumerBuilder(
+      PayloadDecoder<T> decoder,
+      MessageHandler<? super T> handler,
+      IdempotencyKeyExtractor<? super T> defaultExtractor) {
+    this.engine = MessageProcessorConfig.builder(decoder, handler).keyExtractor(defaultExtractor);
+  }
+
+  /**
+   * @return this builder, typed as the concrete builder
+   */
+  protected abstract B self();
+
+  /**
+   * @param store the idempotency store (in-memory by default; Redis or PostgreSQL to share it)
+   * @return this builder
+   */
+  public B store(IdempotencyStore store) {
+    this.store = Objects.requireNonNull(store, "store");
+    return self();
+  }
+
+  /**
+   * Records Micrometer metrics: messages by outcome, handler time, store operation time, in-flight
+   * work (see {@link SigloMetrics}). Needs {@code io.micrometer:micrometer-core} on the class path.
+   *
+   * @param registry the registry
+   * @return this builder
+   */
+  public B metrics(io.micrometer.core.instrument.MeterRegistry registry) {
+    this.metrics = SigloMetrics.of(registry);
+    return self();
+  }
+
+  /**
+   * @param extractor where the key lives
+   * @return this builder
+   */
+  public B keyExtractor(IdempotencyKeyExtractor<? super T> extractor) {
+    engine.keyExtractor(extractor);
+    return self();
+  }
+
+  /**
+   * @param keys the key scheme (namespace, version)
+   * @return this builder
+   */
+  public B keys(IdempotencyKeys keys) {
+    engine.keys(keys);
+    return self();
+  }
+
+  /**
+   * @param classifier the error classifier
+   * @return this builder
+   */
+  public B classifier(ErrorClassifier classifier) {
+    engine.classifier(classifier);
+    return self();
+  }
+
+  /**
+   * @param retry in-process attempts, redelivery backoff and maximum deliveries
+   * @return this builder
+   */
+  public B retry(RetrySettings retry) {
+    engine.retry(retry);
+    return self();
+  }
+
+  /**
+   * @param options ttl, lease, settle timeout and poll interval of message claims
+   * @return this builder
+   */
+  public B options(IdempotencyOptions options) {
+    engine.options(options);
+    this.lease = options.lease();
+    return self();
+  }
+
+  /**
+   * @param listener receives events
+   * @return this builder
+   */
+  public B listener(SigloEventListener listener) {
+    engine.listener(listener);
+    return self();
+  }
+
+  /**
+   * The store the runtime uses: the configured one (or a new in-memory one), timed when metrics are
+   * on. Decided once; later calls return the same store.
+   *
+   * @return the store
+   */
+  protected final IdempotencyStore effectiveStore() {
+    if (prepared == null) {
+      prepared = store != null ? store : InMemoryIdempotencyStore.create();
+      if (metrics != null) {
+        prepared = metrics.timed(prepared);
+        engine.listener(metrics);
+      }
+      engine.store(prepared);
+    }
+    return prepared;
+  }
+
+  /**
+   * @param name the processor's name, for logs and retry metrics
+   * @return a processor on {@link #effectiveStore()}
+   */
+  protected final MessageProcessor processor(String name) {
+    effectiveStore();
+    return MessageProcessor.of(engine.name(name).build());
+  }
+
+  /**
+   * @return the metrics, or {@code null} when off
+   */
+  protected final SigloMetrics metricsOrNull() {
+    return metrics;
+  }
+
+  /**
+   * @return the claim lease of the idempotency options
+   */
+  protected final Duration lease() {
+    return lease;
+  }
+}
