@@ -10,6 +10,7 @@ import dev.siglo.consumer.PermanentException;
 import dev.siglo.consumer.TransientException;
 import dev.siglo.consumer.engine.RetrySettings;
 import dev.siglo.consumer.key.IdempotencyKeys;
+import dev.siglo.consumer.key.MissingKeyPolicy;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.testkit.KafkaBrokerExtension;
 import java.nio.charset.StandardCharsets;
@@ -338,6 +339,26 @@ class SigloKafkaConsumerIT {
             r ->
                 assertThat(KafkaTestSupport.header(r, "siglo.dlt.classification"))
                     .isEqualTo("PERMANENT"));
+  }
+
+  @Test
+  void withProcessWithoutIdempotencyARecordWithoutKeyIsHandledInsteadOfDeadLettered()
+      throws Exception {
+    String topic = unique("unkeyed");
+    String group = unique("g");
+    KAFKA.broker().createTopics(1, topic, topic + "-dlt");
+    kafka.send(topic, 0, null, null, "no key anywhere");
+    kafka.send(topic, 0, null, "keyed", "ok");
+    kafka.flush();
+    List<String> handled = new CopyOnWriteArrayList<>();
+    try (SigloKafkaConsumer<String> c =
+        consumer(group, topic, (value, ctx) -> handled.add(value))
+            .missingKeyPolicy(MissingKeyPolicy.PROCESS_WITHOUT_IDEMPOTENCY)
+            .build()) {
+      c.start();
+      awaitCommittedToEnd(group, topic, 1);
+    }
+    assertThat(handled).containsExactlyInAnyOrder("no key anywhere", "ok");
   }
 
   @Test

@@ -7,6 +7,7 @@ import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.event.SigloEventListener;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
 import dev.siglo.consumer.key.IdempotencyKeys;
+import dev.siglo.consumer.key.MissingKeyPolicy;
 import dev.siglo.consumer.metrics.SigloMetrics;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.InMemoryIdempotencyStore;
@@ -72,6 +73,19 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
    */
   public B keyExtractor(IdempotencyKeyExtractor<? super T> extractor) {
     engine.keyExtractor(extractor);
+    return self();
+  }
+
+  /**
+   * What happens to a message whose key extractor finds no key: {@link MissingKeyPolicy#REJECT}
+   * (default, dead-lettered) or {@link MissingKeyPolicy#PROCESS_WITHOUT_IDEMPOTENCY} (handled
+   * without a claim, at least once).
+   *
+   * @param policy the policy
+   * @return this builder
+   */
+  public B missingKeyPolicy(MissingKeyPolicy policy) {
+    engine.missingKeyPolicy(policy);
     return self();
   }
 
