@@ -165,7 +165,16 @@ public final class PollLoop implements Runnable {
     applyBackpressure(c);
     ConsumerRecords<byte[], byte[]> records;
     try {
-      records = c.poll(Duration.ofMillis(pollMillis()));
+      if (lanes.buffered() > inFlight) {
+        // Records are waiting for a worker, for their lane or for a retry's delay: only a
+        // completion (or the delay) moves them, so wait for completions here rather than inside
+        // poll, where a finished worker could not wake this thread; then fetch without blocking.
+        drainCompletions(pollMillis());
+        dispatch();
+        records = c.poll(Duration.ZERO);
+      } else {
+        records = c.poll(Duration.ofMillis(pollMillis()));
+      }
     } catch (WakeupException e) {
       return;
     }
