@@ -11,9 +11,12 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
@@ -40,7 +43,14 @@ public final class PollLoop implements Runnable {
   private final ExecutorService workers;
   private final DeadLetterPublisher deadLetters;
   private final CompletableFuture<Void> termination;
+
+  /** Records handed to the workers and not started yet, per worker at most. */
+  static final int MAX_PENDING_PER_WORKER = 8;
+
   private final LinkedBlockingQueue<Completion> completions = new LinkedBlockingQueue<>();
+  private final ConcurrentLinkedQueue<Work> pending = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger runningWorkers = new AtomicInteger();
+  private final Set<TopicPartition> revoking = ConcurrentHashMap.newKeySet();
   private final Map<TopicPartition, PartitionProgress> progress = new HashMap<>();
   private final Map<TopicPartition, Integer> inFlightByPartition = new HashMap<>();
   private final Lanes lanes;
@@ -195,17 +205,52 @@ public final class PollLoop implements Runnable {
     return due < 0 ? idle : Math.max(1, Math.min(idle, TimeUnit.NANOSECONDS.toMillis(due)));
   }
 
+  /**
+   * Hands ready records to the workers through a shared queue; workers take the next record as soon
+   * as they are free, so a slow record never holds back the records handed over after it, and
+   * starting a record costs no thread hand-off while workers are busy. At most {@link
+   * #MAX_PENDING_PER_WORKER} records per worker wait there, so lane and retry decisions stay fresh.
+   */
   private void dispatch() {
-    while (inFlight < settings.concurrency() && !stopRequested) {
-      Work w = lanes.nextReady(System.nanoTime());
+    long now = System.nanoTime();
+    int limit = settings.concurrency() * MAX_PENDING_PER_WORKER;
+    while (inFlight < limit && !stopRequested) {
+      Work w = lanes.nextReady(now);
       if (w == null) {
-        return;
+        break;
       }
       inFlight++;
       inFlightByPartition.merge(w.partition, 1, Integer::sum);
-      int attempt = w.attempt;
-      workers.execute(() -> completions.add(process(w, attempt)));
+      w.dispatchedAttempt = w.attempt;
+      pending.add(w);
     }
+    while (!pending.isEmpty() && tryStartWorker()) {
+      workers.execute(this::workLoop);
+    }
+  }
+
+  private boolean tryStartWorker() {
+    while (true) {
+      int running = runningWorkers.get();
+      if (running >= settings.concurrency()) {
+        return false;
+      }
+      if (runningWorkers.compareAndSet(running, running + 1)) {
+        return true;
+      }
+    }
+  }
+
+  /** Runs on a worker thread: takes records until none is left, then re-checks before leaving. */
+  private void workLoop() {
+    do {
+      Work w;
+      while ((w = pending.poll()) != null) {
+        boolean started = !stopRequested && !revoking.contains(w.partition);
+        completions.add(started ? process(w, w.dispatchedAttempt) : new Completion(w, null, null));
+      }
+      runningWorkers.decrementAndGet();
+    } while (!pending.isEmpty() && tryStartWorker());
   }
 
   /** Runs on a worker thread: the engine, then the dead-letter publish the disposition asks for. */
@@ -251,6 +296,12 @@ public final class PollLoop implements Runnable {
     inFlightByPartition.merge(w.partition, -1, Integer::sum);
     if (c.fatal() != null) {
       throw new IllegalStateException("a worker failed on " + w, c.fatal());
+    }
+    if (c.disposition() == null) {
+      // not started (stopping, or its partition is being revoked): never committed, so the next
+      // owner of the partition receives it again
+      lanes.done(w);
+      return;
     }
     PartitionProgress p = progress.get(w.partition);
     if (p == null) {
@@ -398,8 +449,13 @@ public final class PollLoop implements Runnable {
       }
       Set<TopicPartition> revoked = new HashSet<>(partitions);
       lanes.removePartitions(revoked);
-      awaitInFlight(revoked, settings.rebalanceTimeout());
-      commitSync(consumer, revoked);
+      revoking.addAll(revoked);
+      try {
+        awaitInFlight(revoked, settings.rebalanceTimeout());
+        commitSync(consumer, revoked);
+      } finally {
+        revoking.removeAll(revoked);
+      }
       revoked.forEach(progress::remove);
       log.info("partitions revoked: {}", revoked);
     }

@@ -9,6 +9,10 @@ final class Work {
   final TopicPartition partition;
   final String lane;
   int attempt = 1;
+
+  /** The attempt a worker runs: written by the poll thread before the hand-off. */
+  volatile int dispatchedAttempt;
+
   long readyAtNanos;
 
   Work(ConsumerRecord<byte[], byte[]> record, String lane) {
