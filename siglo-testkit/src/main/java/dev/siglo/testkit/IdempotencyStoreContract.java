@@ -5,10 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.store.BatchClaimResult;
+import dev.siglo.consumer.store.BatchCompleteResult;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimStatus;
 import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.store.CompleteRequest;
 import dev.siglo.consumer.store.IdempotencyKeyReuseException;
 import dev.siglo.consumer.store.IdempotencyLeaseLostException;
 import dev.siglo.consumer.store.IdempotencyStore;
@@ -436,6 +438,53 @@ public abstract class IdempotencyStoreContract {
     ClaimToken batchToken = ((ClaimResult.Claimed) results.get(0).result()).token();
     store.complete(absent, batchToken, success("\"b\""), TTL);
     assertThat(store.getResult(absent)).contains(success("\"b\""));
+  }
+
+  @Test
+  void batchCompleteAnswersLikeSingleCompletes() {
+    String held = key("c-held");
+    String done = key("c-done");
+    String other = key("c-other");
+    String taken = key("c-taken");
+    String oversize = key("c-oversize");
+    ClaimToken heldToken = claimOk(held);
+    ClaimToken doneToken = claimOk(done);
+    store.complete(done, doneToken, success("\"first\""), TTL);
+    ClaimToken stale = claimOk(taken);
+    clock.advance(LEASE.plusSeconds(1));
+    ClaimToken newOwner = claimOk(taken);
+    claimOk(other);
+    ClaimToken oversizeToken = claimOk(oversize);
+    String big = "\"" + "x".repeat(outcomeSizeLimit()) + "\"";
+
+    List<CompleteRequest> requests =
+        List.of(
+            new CompleteRequest(held, heldToken, success("\"h\""), TTL),
+            new CompleteRequest(done, doneToken, success("\"second\""), TTL),
+            new CompleteRequest(other, ClaimToken.random(), success("\"o\""), TTL),
+            new CompleteRequest(taken, stale, success("\"stale\""), TTL),
+            new CompleteRequest(oversize, oversizeToken, success(big), TTL),
+            new CompleteRequest("bad\nkey", ClaimToken.random(), success("1"), TTL));
+    List<BatchCompleteResult> results = store.completeAll(requests);
+
+    assertThat(results).hasSize(6);
+    for (int i = 0; i < 6; i++) {
+      assertThat(results.get(i).request()).isSameAs(requests.get(i));
+    }
+    assertThat(results.get(0).failure()).isNull();
+    assertThat(store.getResult(held)).contains(success("\"h\""));
+    assertThat(results.get(1).failure()).isInstanceOf(IdempotencyLeaseLostException.class);
+    assertThat(store.getResult(done)).contains(success("\"first\""));
+    assertThat(results.get(2).failure()).isInstanceOf(IdempotencyLeaseLostException.class);
+    assertThat(store.claim(req(other)).status()).isEqualTo(ClaimStatus.IN_PROGRESS);
+    assertThat(results.get(3).failure()).isInstanceOf(IdempotencyLeaseLostException.class);
+    assertThat(store.getResult(taken)).isEmpty();
+    store.complete(taken, newOwner, success("\"new\""), TTL);
+    assertThat(store.getResult(taken)).contains(success("\"new\""));
+    assertThat(results.get(4).failure()).isInstanceOf(OutcomeTooLargeException.class);
+    assertThat(store.claim(req(oversize)).status()).isEqualTo(ClaimStatus.IN_PROGRESS);
+    assertThat(results.get(5).failure()).isInstanceOf(InvalidIdempotencyKeyException.class);
+    assertThat(store.completeAll(List.of())).isEmpty();
   }
 
   @Test

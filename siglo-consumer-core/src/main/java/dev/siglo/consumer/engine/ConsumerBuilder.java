@@ -5,6 +5,7 @@ import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.event.SigloEventListener;
+import dev.siglo.consumer.internal.CoalescingIdempotencyStore;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.key.MissingKeyPolicy;
@@ -136,14 +137,18 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
   }
 
   /**
-   * The store the runtime uses: the configured one (or a new in-memory one), timed when metrics are
-   * on. Decided once; later calls return the same store.
+   * The store the runtime uses: the configured one (or a new in-memory one), its concurrent claims
+   * and completions coalesced into batches when it {@linkplain IdempotencyStore#prefersBatches
+   * prefers batches}, timed when metrics are on. Decided once; later calls return the same store.
    *
    * @return the store
    */
   protected final IdempotencyStore effectiveStore() {
     if (prepared == null) {
       prepared = store != null ? store : InMemoryIdempotencyStore.create();
+      if (prepared.prefersBatches()) {
+        prepared = new CoalescingIdempotencyStore(prepared);
+      }
       if (metrics != null) {
         prepared = metrics.timed(prepared);
         engine.listener(metrics);

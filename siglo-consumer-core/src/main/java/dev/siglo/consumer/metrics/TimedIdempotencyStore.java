@@ -1,9 +1,11 @@
 package dev.siglo.consumer.metrics;
 
 import dev.siglo.consumer.store.BatchClaimResult;
+import dev.siglo.consumer.store.BatchCompleteResult;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.store.CompleteRequest;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.Outcome;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -48,6 +50,16 @@ final class TimedIdempotencyStore implements IdempotencyStore {
   @Override
   public List<BatchClaimResult> claimAll(List<ClaimRequest> requests) {
     return time("claimAll", () -> store.claimAll(requests));
+  }
+
+  @Override
+  public List<BatchCompleteResult> completeAll(List<CompleteRequest> requests) {
+    return time("completeAll", () -> store.completeAll(requests));
+  }
+
+  @Override
+  public boolean prefersBatches() {
+    return store.prefersBatches();
   }
 
   @Override

@@ -92,6 +92,42 @@ public interface IdempotencyStore extends AutoCloseable {
   void complete(String key, ClaimToken token, Outcome outcome, Duration retention);
 
   /**
+   * Completes many claims, in one round trip where the backend allows. Each entry reports what
+   * {@link #complete} would have done for it: done, or the exception it would have thrown. The
+   * default calls {@link #complete} for each request.
+   *
+   * @param requests the completions, keys distinct
+   * @return one entry per request, in order
+   * @throws IdempotencyStoreUnavailableException when the store cannot be reached
+   */
+  default List<BatchCompleteResult> completeAll(List<CompleteRequest> requests) {
+    List<BatchCompleteResult> out = new ArrayList<>(requests.size());
+    for (CompleteRequest r : requests) {
+      try {
+        complete(r.key(), r.token(), r.outcome(), r.retention());
+        out.add(BatchCompleteResult.done(r));
+      } catch (IdempotencyLeaseLostException
+          | OutcomeTooLargeException
+          | InvalidIdempotencyKeyException e) {
+        out.add(BatchCompleteResult.failed(r, e));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Whether {@link #claimAll} and {@link #completeAll} cost one round trip whatever their size. The
+   * runtimes then coalesce the claims and completions their workers make at the same time into
+   * those batch calls (a group commit), so a network store pays one round trip per batch instead of
+   * one per message. The default is {@code false} (an in-process store gains nothing).
+   *
+   * @return whether concurrent calls should be coalesced into batches
+   */
+  default boolean prefersBatches() {
+    return false;
+  }
+
+  /**
    * Releases a claim (transient failure): the record becomes absent so a retry can claim it.
    *
    * @param key the key

@@ -4,15 +4,18 @@ import dev.siglo.consumer.internal.Durations;
 import dev.siglo.consumer.internal.NamedThreads;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.store.BatchClaimResult;
+import dev.siglo.consumer.store.BatchCompleteResult;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.store.CompleteRequest;
 import dev.siglo.consumer.store.IdempotencyConflictException;
 import dev.siglo.consumer.store.IdempotencyKeyReuseException;
 import dev.siglo.consumer.store.IdempotencyLeaseLostException;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.InvalidIdempotencyKeyException;
 import dev.siglo.consumer.store.Outcome;
+import dev.siglo.consumer.store.OutcomeTooLargeException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -28,10 +31,12 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
@@ -290,6 +295,71 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
       ps.setString(5, token.value());
       return ps.executeUpdate();
     }
+  }
+
+  @Override
+  public List<BatchCompleteResult> completeAll(List<CompleteRequest> requests) {
+    BatchCompleteResult[] out = new BatchCompleteResult[requests.size()];
+    List<Integer> sent = new ArrayList<>(requests.size());
+    List<byte[]> encoded = new ArrayList<>(requests.size());
+    for (int i = 0; i < requests.size(); i++) {
+      CompleteRequest r = requests.get(i);
+      try {
+        IdempotencyKeys.requireValidStoreKey(r.key());
+        encoded.add(config.codec().encode(r.outcome()));
+        sent.add(i);
+      } catch (InvalidIdempotencyKeyException | OutcomeTooLargeException e) {
+        out[i] = BatchCompleteResult.failed(r, e);
+      }
+    }
+    Set<String> completed =
+        sent.isEmpty()
+            ? Set.of()
+            : run("completeAll", c -> completeBatch(c, requests, sent, encoded));
+    for (int i : sent) {
+      CompleteRequest r = requests.get(i);
+      out[i] =
+          completed.contains(r.key())
+              ? BatchCompleteResult.done(r)
+              : BatchCompleteResult.failed(
+                  r, IdempotencyLeaseLostException.notHeld(r.key(), r.token()));
+    }
+    return List.of(out);
+  }
+
+  private Set<String> completeBatch(
+      Connection c, List<CompleteRequest> requests, List<Integer> sent, List<byte[]> encoded)
+      throws SQLException {
+    int n = sent.size();
+    String[] keys = new String[n];
+    String[] tokens = new String[n];
+    Long[] retentions = new Long[n];
+    for (int s = 0; s < n; s++) {
+      CompleteRequest r = requests.get(sent.get(s));
+      keys[s] = r.key();
+      tokens[s] = r.token().value();
+      retentions[s] = r.retention().toMillis();
+    }
+    try (PreparedStatement ps = c.prepareStatement(sql.completeAll)) {
+      setNow(ps, 1);
+      ps.setArray(2, c.createArrayOf("text", keys));
+      ps.setArray(3, c.createArrayOf("text", tokens));
+      ps.setArray(4, c.createArrayOf("bytea", encoded.toArray(new byte[0][])));
+      ps.setArray(5, c.createArrayOf("bigint", retentions));
+      Set<String> done = new HashSet<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          done.add(rs.getString(1));
+        }
+      }
+      return done;
+    }
+  }
+
+  /** Claims and completions are single statements over any number of keys. */
+  @Override
+  public boolean prefersBatches() {
+    return true;
   }
 
   @Override

@@ -31,6 +31,9 @@ final class Sql {
   /** Params: outcome, now, retention ms, key, token. */
   final String complete;
 
+  /** Params: now, keys[], tokens[], outcomes[], retention ms[]. Columns: key. */
+  final String completeAll;
+
   /** Params: key, token. */
   final String fail;
 
@@ -97,6 +100,17 @@ final class Sql {
             + " + ?,"
             + " lease_until_ms = NULL, owner_token = NULL"
             + " WHERE idem_key = ? AND state = 'P' AND owner_token = ?";
+    completeAll =
+        "UPDATE "
+            + t
+            + " AS r SET state = 'C', outcome = i.o, retain_until_ms = n.now + i.ret,"
+            + " lease_until_ms = NULL, owner_token = NULL"
+            + " FROM (SELECT "
+            + NOW
+            + " AS now) n,"
+            + " unnest(?::text[], ?::text[], ?::bytea[], ?::bigint[]) AS i(k, tok, o, ret)"
+            + " WHERE r.idem_key = i.k AND r.state = 'P' AND r.owner_token = i.tok"
+            + " RETURNING r.idem_key";
     fail = "DELETE FROM " + t + " WHERE idem_key = ? AND state = 'P' AND owner_token = ?";
     renew =
         "UPDATE "

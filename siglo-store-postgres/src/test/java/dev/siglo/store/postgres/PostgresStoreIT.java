@@ -9,10 +9,12 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.siglo.consumer.SigloConfigurationException;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.store.BatchClaimResult;
+import dev.siglo.consumer.store.BatchCompleteResult;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimStatus;
 import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.store.CompleteRequest;
 import dev.siglo.consumer.store.IdempotencyKeyReuseException;
 import dev.siglo.consumer.store.IdempotencyStoreUnavailableException;
 import dev.siglo.consumer.store.InvalidIdempotencyKeyException;
@@ -79,7 +81,7 @@ class PostgresStoreIT {
   }
 
   @Test
-  void aBatchClaimIsOneStatementForNewKeysAndTwoWhenSomeAreTaken() {
+  void aBatchClaimIsOneStatementForNewKeysAndTwoWhenSomeAreTakenAndABatchCompletionOne() {
     CountingDataSource counting = new CountingDataSource(pool);
     PostgresIdempotencyStore store =
         PostgresIdempotencyStore.create(
@@ -112,6 +114,23 @@ class PostgresStoreIT {
     assertThat(second.get(second.size() - 2).result().status()).isEqualTo(ClaimStatus.CLAIMED);
     assertThat(second.get(second.size() - 1).failure())
         .isInstanceOf(IdempotencyKeyReuseException.class);
+
+    List<CompleteRequest> completions = new ArrayList<>();
+    for (BatchClaimResult r : first) {
+      completions.add(
+          new CompleteRequest(
+              r.request().key(),
+              ((ClaimResult.Claimed) r.result()).token(),
+              new Outcome.Success("1"),
+              Duration.ofHours(1)));
+    }
+    counting.executions.set(0);
+
+    List<BatchCompleteResult> completed = store.completeAll(completions);
+
+    assertThat(counting.executions).as("one statement for 1000 completions").hasValue(1);
+    assertThat(completed).hasSize(1000).allMatch(r -> r.failure() == null);
+    assertThat(store.getResult(fresh.get(999).key())).contains(new Outcome.Success("1"));
   }
 
   @Test

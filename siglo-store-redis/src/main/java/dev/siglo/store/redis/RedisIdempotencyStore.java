@@ -4,15 +4,18 @@ import dev.siglo.consumer.SigloConfigurationException;
 import dev.siglo.consumer.internal.Durations;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.store.BatchClaimResult;
+import dev.siglo.consumer.store.BatchCompleteResult;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.store.CompleteRequest;
 import dev.siglo.consumer.store.IdempotencyKeyReuseException;
 import dev.siglo.consumer.store.IdempotencyLeaseLostException;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.IdempotencyStoreUnavailableException;
 import dev.siglo.consumer.store.InvalidIdempotencyKeyException;
 import dev.siglo.consumer.store.Outcome;
+import dev.siglo.consumer.store.OutcomeTooLargeException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -189,27 +192,52 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
   @Override
   public void complete(String key, ClaimToken token, Outcome outcome, Duration retention) {
-    byte[] k = redisKey(key);
-    Objects.requireNonNull(token, "token");
-    Objects.requireNonNull(outcome, "outcome");
-    Durations.requirePositive(retention, "retention");
-    byte[] encoded = config.codec().encode(outcome);
-    Object done =
-        call(
-            "complete",
-            () ->
-                COMPLETE.run(
-                    redis,
-                    List.of(k),
-                    List.of(
-                        now(),
-                        bytes(token.value()),
-                        encoded,
-                        number(retention.toMillis()),
-                        grace)));
-    if (!Long.valueOf(1L).equals(done)) {
-      throw IdempotencyLeaseLostException.notHeld(key, token);
+    completeAll(List.of(new CompleteRequest(key, token, outcome, retention)))
+        .get(0)
+        .throwIfFailed();
+  }
+
+  @Override
+  public List<BatchCompleteResult> completeAll(List<CompleteRequest> requests) {
+    BatchCompleteResult[] out = new BatchCompleteResult[requests.size()];
+    List<Integer> sent = new ArrayList<>(requests.size());
+    List<byte[]> keys = new ArrayList<>(requests.size());
+    List<byte[]> args = new ArrayList<>(2 + 3 * requests.size());
+    args.add(now());
+    args.add(grace);
+    for (int i = 0; i < requests.size(); i++) {
+      CompleteRequest r = requests.get(i);
+      try {
+        byte[] k = redisKey(r.key());
+        byte[] encoded = config.codec().encode(r.outcome());
+        keys.add(k);
+        args.add(bytes(r.token().value()));
+        args.add(encoded);
+        args.add(number(r.retention().toMillis()));
+        sent.add(i);
+      } catch (InvalidIdempotencyKeyException | OutcomeTooLargeException e) {
+        out[i] = BatchCompleteResult.failed(r, e);
+      }
     }
+    List<?> answers =
+        sent.isEmpty()
+            ? List.of()
+            : (List<?>) call("complete", () -> COMPLETE.run(redis, keys, args));
+    for (int s = 0; s < sent.size(); s++) {
+      CompleteRequest r = requests.get(sent.get(s));
+      out[sent.get(s)] =
+          Long.valueOf(1L).equals(answers.get(s))
+              ? BatchCompleteResult.done(r)
+              : BatchCompleteResult.failed(
+                  r, IdempotencyLeaseLostException.notHeld(r.key(), r.token()));
+    }
+    return List.of(out);
+  }
+
+  /** Claims and completions are single scripts over any number of keys: one round trip a batch. */
+  @Override
+  public boolean prefersBatches() {
+    return true;
   }
 
   @Override

@@ -31,7 +31,7 @@ for i, key in ipairs(KEYS) do
   end
   if not answer then
     local leaseEnd = string.format('%.0f', now + lease)
-    redis.call('DEL', key)
+    if state then redis.call('DEL', key) end
     redis.call('HSET', key, 's', 'p', 't', token, 'f', fingerprint, 'l', leaseEnd)
     redis.call('PEXPIRE', key, lease + grace)
     if state == 'p' then answer = {'K', leaseEnd, '1'} else answer = {'K', leaseEnd, '0'} end

@@ -1,16 +1,25 @@
--- Completes KEYS[1] if ARGV[2] holds its claim. ARGV[1]: now in ms or ''; ARGV[3]: encoded
--- outcome; ARGV[4]: retention in ms; ARGV[5]: GC grace in ms. Answers 1, or 0 when not held.
-local h = redis.call('HMGET', KEYS[1], 's', 't')
-if h[1] ~= 'p' or h[2] ~= ARGV[2] then
-  return 0
-end
+-- Completes every key of KEYS in one call (a single completion is a batch of one).
+-- ARGV[1]: now in ms, or '' to use the server clock; ARGV[2]: GC grace in ms;
+-- then per key i: ARGV[3*i] token, ARGV[3*i+1] encoded outcome, ARGV[3*i+2] retention in ms.
+-- Answers per key: 1 completed, or 0 when the token does not hold the claim.
 local now = tonumber(ARGV[1])
 if not now then
   local t = redis.call('TIME')
   now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
-local retention = tonumber(ARGV[4])
-redis.call('HSET', KEYS[1], 's', 'c', 'o', ARGV[3], 'r', string.format('%.0f', now + retention))
-redis.call('HDEL', KEYS[1], 't', 'l')
-redis.call('PEXPIRE', KEYS[1], retention + tonumber(ARGV[5]))
-return 1
+local grace = tonumber(ARGV[2])
+local answers = {}
+for i, key in ipairs(KEYS) do
+  local token, outcome, retention = ARGV[3 * i], ARGV[3 * i + 1], tonumber(ARGV[3 * i + 2])
+  local h = redis.call('HMGET', key, 's', 't')
+  if h[1] ~= 'p' or h[2] ~= token then
+    answers[i] = 0
+  else
+    -- token and lease are blanked in the same write (a completed record has neither)
+    redis.call('HSET', key, 's', 'c', 'o', outcome, 'r', string.format('%.0f', now + retention),
+      't', '', 'l', '')
+    redis.call('PEXPIRE', key, retention + grace)
+    answers[i] = 1
+  end
+end
+return answers

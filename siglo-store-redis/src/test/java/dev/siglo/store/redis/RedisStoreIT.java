@@ -8,10 +8,12 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import dev.siglo.consumer.SigloConfigurationException;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.store.BatchClaimResult;
+import dev.siglo.consumer.store.BatchCompleteResult;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimStatus;
 import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.store.CompleteRequest;
 import dev.siglo.consumer.store.IdempotencyStoreUnavailableException;
 import dev.siglo.consumer.store.InvalidIdempotencyKeyException;
 import dev.siglo.consumer.store.JsonOutcomeCodec;
@@ -52,7 +54,7 @@ class RedisStoreIT {
   }
 
   @Test
-  void aBatchClaimOfAThousandKeysIsOneRoundTrip() {
+  void aBatchClaimOrCompletionOfAThousandKeysIsOneRoundTrip() {
     try (RedisIdempotencyStore store =
             RedisIdempotencyStore.create(config(REDIS.server()).keyPrefix("batch:").build());
         RedisClient probe = RedisClient.create(REDIS.server().host(), REDIS.server().port())) {
@@ -68,6 +70,19 @@ class RedisStoreIT {
 
       assertThat(scriptCalls(probe) - before).isEqualTo(1);
       assertThat(results).hasSize(1000).allMatch(r -> r.result().status() == ClaimStatus.CLAIMED);
+
+      List<CompleteRequest> completions = new ArrayList<>();
+      for (BatchClaimResult r : results) {
+        ClaimToken token = ((ClaimResult.Claimed) r.result()).token();
+        completions.add(
+            new CompleteRequest(
+                r.request().key(), token, new Outcome.Success("1"), Duration.ofHours(1)));
+      }
+      long beforeCompletion = scriptCalls(probe);
+      List<BatchCompleteResult> completed = store.completeAll(completions);
+      assertThat(scriptCalls(probe) - beforeCompletion).isEqualTo(1);
+      assertThat(completed).hasSize(1000).allMatch(r -> r.failure() == null);
+      assertThat(store.getResult(requests.get(999).key())).contains(new Outcome.Success("1"));
     }
   }
 
