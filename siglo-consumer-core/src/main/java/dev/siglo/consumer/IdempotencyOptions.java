@@ -85,7 +85,8 @@ public final class IdempotencyOptions {
   }
 
   /**
-   * @return how often a waiting duplicate polls the store
+   * @return the longest wait between two polls of a waiting duplicate (its first poll comes after 2
+   *     ms, and the waits double up to this)
    */
   public Duration pollInterval() {
     return pollInterval;
@@ -146,7 +147,8 @@ public final class IdempotencyOptions {
     }
 
     /**
-     * @param pollInterval store poll interval while settling; positive
+     * @param pollInterval the longest wait between two store polls while settling (the first comes
+     *     after 2 ms, later waits double up to this); positive
      * @return this builder
      */
     public Builder pollInterval(Duration pollInterval) {

@@ -127,9 +127,13 @@ final class IdempotentInvoker {
     return new Invocation.DeclinedNow<>(decline, failure);
   }
 
+  /** The first wait of a settling duplicate; later waits double up to the poll interval. */
+  static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
   private ClaimResult settle(ClaimRequest request, IdempotencyOptions options) {
     long waitNanos = options.settleTimeout().toNanos();
-    long pollNanos = options.pollInterval().toNanos();
+    long maxPollNanos = options.pollInterval().toNanos();
+    long pollNanos = Math.min(FIRST_POLL_NANOS, maxPollNanos);
     long start = System.nanoTime();
     while (true) {
       long remaining = waitNanos - (System.nanoTime() - start);
@@ -146,6 +150,7 @@ final class IdempotentInvoker {
       if (!(claim instanceof ClaimResult.InProgress)) {
         return claim;
       }
+      pollNanos = Math.min(maxPollNanos, pollNanos * 2);
     }
   }
 
