@@ -1,0 +1,190 @@
+package dev.siglo.bench;
+
+import dev.siglo.consumer.MessageHandler;
+import dev.siglo.consumer.PayloadDecoder;
+import dev.siglo.consumer.key.KeyExtractors;
+import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.kafka.Ordering;
+import dev.siglo.testkit.KafkaBroker;
+import dev.siglo.testkit.RedisServer;
+import java.nio.charset.StandardCharsets;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.producer.ProducerRecord;
+import redis.clients.jedis.Jedis;
+import redis.clients.jedis.params.SetParams;
+
+/**
+ * Scenario 1: records of 100 bytes over 6 partitions, a trivial handler. Baselines: the plain poll
+ * loop, and the plain loop with the usual hand-written per-record Redis guard ({@code SET NX}
+ * before the handler, {@code SET} of the result after it). Siglo with idempotency off, the
+ * in-memory store, Redis and PostgreSQL. Every run must handle every record exactly once and commit
+ * every partition to its end.
+ */
+final class KafkaThroughput {
+  static final String SCENARIO = "Kafka throughput";
+  private static final int PARTITIONS = 6;
+  private static final int CONCURRENCY = 32;
+
+  private final Servers servers;
+  private final Size size;
+  private final Report report;
+  private final AtomicInteger runs = new AtomicInteger();
+
+  KafkaThroughput(Servers servers, Size size, Report report) {
+    this.servers = servers;
+    this.size = size;
+    this.report = report;
+  }
+
+  void run() throws Exception {
+    KafkaBroker kafka = servers.kafka();
+    int n = size.kafkaRecords();
+    int pg = Math.min(n, size.postgresRecords());
+    int peerRecords = Math.min(n, size.peerRecords());
+    String topic = "bench-throughput-" + n;
+    String pgTopic = pg == n ? topic : "bench-throughput-" + pg;
+    String peerTopic = peerRecords == n ? topic : "bench-throughput-peer-" + peerRecords;
+    produce(kafka, topic, n);
+    if (!pgTopic.equals(topic)) {
+      produce(kafka, pgTopic, pg);
+    }
+    if (!peerTopic.equals(topic)) {
+      produce(kafka, peerTopic, peerRecords);
+    }
+    String label = String.format("%,d × 100 B, %d partitions", n, PARTITIONS);
+
+    Sample plain = new Sample();
+    Sample peer = new Sample();
+    Map<StoreKind, Sample> siglo = new EnumMap<>(StoreKind.class);
+    // repetition 0 warms the JIT up on the same records and is not counted
+    for (int rep = 0; rep <= size.repetitions(); rep++) {
+      boolean warmUp = rep == 0;
+      record(warmUp, plain, plainLoop(kafka, topic, n));
+      // the sequential peer's rate is flat (two round trips a record): measured on fewer records
+      record(warmUp, peer, redisPeer(kafka, peerTopic, peerRecords));
+      for (StoreKind kind : StoreKind.values()) {
+        boolean postgres = kind == StoreKind.POSTGRES;
+        Sample sample = siglo.computeIfAbsent(kind, k -> new Sample());
+        record(warmUp, sample, siglo(kafka, postgres ? pgTopic : topic, postgres ? pg : n, kind));
+      }
+    }
+    report.baseline(SCENARIO, "plain KafkaConsumer loop (" + label + ")", plain, "rec/s");
+    report.compared(
+        SCENARIO,
+        String.format("hand-written Redis SET NX guard, per record (%,d records)", peerRecords),
+        peer,
+        "rec/s",
+        plain,
+        Double.NaN);
+    double[] targets = {Double.NaN, 0.7, 0.4, 0.15};
+    for (StoreKind kind : StoreKind.values()) {
+      String conf = "Siglo, " + kind.label + ", concurrency " + CONCURRENCY;
+      if (kind == StoreKind.POSTGRES && pg != n) {
+        conf += String.format(" (%,d records)", pg);
+      }
+      report.compared(SCENARIO, conf, siglo.get(kind), "rec/s", plain, targets[kind.ordinal()]);
+    }
+    Sample redis = siglo.get(StoreKind.REDIS);
+    report.compared(
+        SCENARIO, "Siglo, Redis store ÷ hand-written Redis guard", redis, "rec/s", peer, 3.0);
+    report.check(
+        String.format(
+            "%s: every configuration handled each of its records exactly once and committed all %d"
+                + " partitions to the end, in %d runs",
+            SCENARIO, PARTITIONS, runs.get()));
+  }
+
+  private static void record(boolean warmUp, Sample sample, double value) {
+    if (!warmUp) {
+      sample.add(value);
+    }
+  }
+
+  private static void produce(KafkaBroker kafka, String topic, int n) {
+    kafka.createTopics(PARTITIONS, topic);
+    KafkaData.produce(
+        kafka.bootstrapServers(),
+        n,
+        i ->
+            new ProducerRecord<>(
+                topic, ("k" + i).getBytes(StandardCharsets.UTF_8), KafkaData.payload(i)));
+  }
+
+  private String group(String what) {
+    return "bench-" + what + "-" + runs.incrementAndGet();
+  }
+
+  private double plainLoop(KafkaBroker kafka, String topic, int n) throws Exception {
+    Ledger ledger = new Ledger(n, n);
+    String group = group("plain");
+    PlainLoop.run(
+        kafka.bootstrapServers(),
+        topic,
+        group,
+        ledger,
+        n,
+        r -> {
+          ledger.executed(KafkaData.index(r.value()));
+          ledger.finished();
+        });
+    return KafkaData.verified(kafka, topic, group, ledger);
+  }
+
+  private double redisPeer(KafkaBroker kafka, String topic, int n) throws Exception {
+    Ledger ledger = new Ledger(n, n);
+    String group = group("peer");
+    RedisServer redis = servers.redis();
+    try (Jedis jedis = new Jedis(redis.host(), redis.port())) {
+      String prefix = "peer:" + group + ":";
+      SetParams claim = SetParams.setParams().nx().ex(86_400);
+      SetParams result = SetParams.setParams().ex(86_400);
+      PlainLoop.run(
+          kafka.bootstrapServers(),
+          topic,
+          group,
+          ledger,
+          n,
+          r -> {
+            String key = prefix + new String(r.key(), StandardCharsets.UTF_8);
+            if ("OK".equals(jedis.set(key, "in-progress", claim))) {
+              ledger.executed(KafkaData.index(r.value()));
+              jedis.set(key, "done", result);
+            }
+            ledger.finished();
+          });
+      jedis.flushDB();
+    }
+    return KafkaData.verified(kafka, topic, group, ledger);
+  }
+
+  private double siglo(KafkaBroker kafka, String topic, int n, StoreKind kind) throws Exception {
+    Ledger ledger = new Ledger(n, n);
+    String group = group("siglo-" + kind.name().toLowerCase(java.util.Locale.ROOT));
+    MessageHandler<byte[]> handler =
+        (payload, context) -> {
+          ledger.executed(KafkaData.index(payload));
+          return null;
+        };
+    IdempotencyStore store = kind.open(servers, CONCURRENCY + 8);
+    try {
+      SigloKafkaRun.run(
+          kafka.bootstrapServers(),
+          topic,
+          group,
+          PayloadDecoder.bytes(),
+          store,
+          KeyExtractors.recordKey(),
+          CONCURRENCY,
+          Ordering.KEY,
+          handler,
+          ledger,
+          n,
+          null);
+    } finally {
+      StoreKind.dispose(store);
+    }
+    return KafkaData.verified(kafka, topic, group, ledger);
+  }
+}

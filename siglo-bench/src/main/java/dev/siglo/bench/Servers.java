@@ -1,0 +1,63 @@
+package dev.siglo.bench;
+
+import dev.siglo.testkit.KafkaBroker;
+import dev.siglo.testkit.PostgresServer;
+import dev.siglo.testkit.RedisServer;
+import dev.siglo.testkit.SqsServer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Supplier;
+
+/**
+ * The embedded servers of a benchmark run (the testkit's Kafka broker, ElasticMQ, Redis,
+ * PostgreSQL, or the external ones its environment variables name), started on first use and
+ * stopped together.
+ */
+final class Servers implements AutoCloseable {
+  private final List<AutoCloseable> started = new ArrayList<>();
+  private KafkaBroker kafka;
+  private SqsServer sqs;
+  private RedisServer redis;
+  private PostgresServer postgres;
+
+  synchronized KafkaBroker kafka() {
+    kafka = startOnce(kafka, KafkaBroker::startOrExternal);
+    return kafka;
+  }
+
+  synchronized SqsServer sqs() {
+    sqs = startOnce(sqs, SqsServer::startOrExternal);
+    return sqs;
+  }
+
+  synchronized RedisServer redis() {
+    redis = startOnce(redis, RedisServer::startOrExternal);
+    return redis;
+  }
+
+  synchronized PostgresServer postgres() {
+    postgres = startOnce(postgres, PostgresServer::startOrExternal);
+    return postgres;
+  }
+
+  private <S extends AutoCloseable> S startOnce(S current, Supplier<S> start) {
+    if (current != null) {
+      return current;
+    }
+    S server = start.get();
+    started.add(server);
+    return server;
+  }
+
+  @Override
+  public synchronized void close() {
+    for (int i = started.size() - 1; i >= 0; i--) {
+      try {
+        started.get(i).close();
+      } catch (Exception e) {
+        System.err.println("stopping " + started.get(i) + " failed: " + e);
+      }
+    }
+    started.clear();
+  }
+}

@@ -1,0 +1,94 @@
+package dev.siglo.bench;
+
+import dev.siglo.consumer.MessageHandler;
+import dev.siglo.consumer.PayloadDecoder;
+import dev.siglo.consumer.event.SigloEvent;
+import dev.siglo.consumer.event.SigloEventListener;
+import dev.siglo.consumer.key.IdempotencyKeyExtractor;
+import dev.siglo.consumer.key.MissingKeyPolicy;
+import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.kafka.Ordering;
+import dev.siglo.kafka.SigloKafkaConsumer;
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * One Siglo Kafka consumer run: builds the consumer, lets it run until the ledger reaches its
+ * target (a message counts when the engine reports it processed or settled as a duplicate, i.e.
+ * after the store recorded it), closes it and fails when the consumer died.
+ */
+final class SigloKafkaRun {
+  private SigloKafkaRun() {}
+
+  /**
+   * @param store the store, or null for idempotency off (no key, no claim)
+   * @param extra another listener, or null
+   */
+  static void run(
+      String bootstrap,
+      String topic,
+      String group,
+      PayloadDecoder<byte[]> decoder,
+      IdempotencyStore store,
+      IdempotencyKeyExtractor<Object> keys,
+      int concurrency,
+      Ordering ordering,
+      MessageHandler<byte[]> handler,
+      Ledger ledger,
+      int records,
+      SigloEventListener extra)
+      throws InterruptedException {
+    SigloEventListener progress =
+        e -> {
+          if (e instanceof SigloEvent.Processed || e instanceof SigloEvent.Duplicate) {
+            ledger.finished();
+          }
+          if (extra != null) {
+            extra.onEvent(e);
+          }
+        };
+    SigloKafkaConsumer.Builder<byte[]> b =
+        SigloKafkaConsumer.builder(decoder, handler)
+            .bootstrapServers(bootstrap)
+            .groupId(group)
+            .topics(topic)
+            .concurrency(concurrency)
+            .ordering(ordering)
+            .listener(progress);
+    if (store == null) {
+      b.keyExtractor((message, value) -> Optional.empty())
+          .missingKeyPolicy(MissingKeyPolicy.PROCESS_WITHOUT_IDEMPOTENCY);
+    } else {
+      b.store(store).keyExtractor(keys);
+    }
+    SigloKafkaConsumer<byte[]> consumer = b.build();
+    CompletableFuture<Void> stopped = consumer.start();
+    long deadline = System.nanoTime() + KafkaData.runTimeout(records).toNanos();
+    try {
+      while (!ledger.await(Duration.ofMillis(200))) {
+        if (stopped.isDone()) {
+          throw new BenchmarkFailure(group + ": the consumer stopped: " + describe(stopped));
+        }
+        if (System.nanoTime() > deadline) {
+          throw new BenchmarkFailure(
+              group + ": finished " + ledger.progress() + " of " + records + " in time");
+        }
+      }
+    } finally {
+      consumer.close(Duration.ofSeconds(30));
+    }
+    if (stopped.isCompletedExceptionally()) {
+      throw new BenchmarkFailure(group + ": the consumer failed: " + describe(stopped));
+    }
+  }
+
+  private static String describe(CompletableFuture<Void> stopped) {
+    try {
+      stopped.join();
+      return "normally";
+    } catch (RuntimeException e) {
+      return e.getCause() == null ? e.toString() : e.getCause().toString();
+    }
+  }
+}

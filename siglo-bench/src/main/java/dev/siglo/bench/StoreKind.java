@@ -1,0 +1,80 @@
+package dev.siglo.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.consumer.store.InMemoryIdempotencyStore;
+import dev.siglo.store.postgres.PostgresIdempotencyStore;
+import dev.siglo.store.postgres.PostgresStoreConfig;
+import dev.siglo.store.redis.RedisIdempotencyStore;
+import dev.siglo.store.redis.RedisStoreConfig;
+import dev.siglo.testkit.RedisServer;
+
+/** The idempotency store a Siglo configuration runs on ({@link #OFF}: no claims at all). */
+enum StoreKind {
+  OFF("idempotency off"),
+  MEMORY("in-memory store"),
+  REDIS("Redis store"),
+  POSTGRES("PostgreSQL store");
+
+  final String label;
+
+  StoreKind(String label) {
+    this.label = label;
+  }
+
+  /**
+   * @param servers where Redis and PostgreSQL run
+   * @param pool connections the store may use at once
+   * @return a new, empty store (null for {@link #OFF}); the caller clears and closes it
+   */
+  IdempotencyStore open(Servers servers, int pool) {
+    return switch (this) {
+      case OFF -> null;
+      case MEMORY -> InMemoryIdempotencyStore.create();
+      case REDIS -> {
+        RedisServer redis = servers.redis();
+        RedisIdempotencyStore store =
+            RedisIdempotencyStore.create(
+                RedisStoreConfig.builder()
+                    .hostAndPort(redis.host(), redis.port())
+                    .keyPrefix("bench:")
+                    .poolSize(pool)
+                    .build());
+        store.clear();
+        yield store;
+      }
+      case POSTGRES -> {
+        HikariConfig hikari = new HikariConfig();
+        hikari.setJdbcUrl(servers.postgres().jdbcUrl());
+        hikari.setMaximumPoolSize(pool);
+        hikari.setPoolName("siglo-bench");
+        PostgresIdempotencyStore store =
+            PostgresIdempotencyStore.create(
+                PostgresStoreConfig.builder(new HikariDataSource(hikari))
+                    .table("siglo_bench")
+                    .createTable(true)
+                    .closeDataSourceOnClose(true)
+                    .build());
+        store.clear();
+        yield store;
+      }
+    };
+  }
+
+  /** Empties and closes a store {@link #open} returned. */
+  static void dispose(IdempotencyStore store) {
+    if (store == null) {
+      return;
+    }
+    try (store) {
+      if (store instanceof RedisIdempotencyStore r) {
+        r.clear();
+      } else if (store instanceof PostgresIdempotencyStore p) {
+        p.clear();
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException("closing " + store + " failed", e);
+    }
+  }
+}
