@@ -1,0 +1,150 @@
+package dev.siglo.faults;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Timestamp;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import javax.sql.DataSource;
+
+/**
+ * The history the checker reads: one row in PostgreSQL's {@code effects} table per side effect a
+ * handler performed (scenario, effect key, message coordinates, process id, time), and one row in
+ * {@code seen} each time the engine finished a message (processed, settled as a duplicate, declined
+ * or dead-lettered), so a message whose offset was committed without ever being finished shows up
+ * as lost even when another copy of its key had the effect.
+ */
+public final class Effects {
+  static final String DDL =
+      "CREATE TABLE IF NOT EXISTS effects (id BIGSERIAL PRIMARY KEY, scenario TEXT NOT NULL,"
+          + " effect_key TEXT NOT NULL, coordinates TEXT NOT NULL, pid BIGINT NOT NULL,"
+          + " at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp());"
+          + " CREATE TABLE IF NOT EXISTS seen (scenario TEXT NOT NULL, coordinates TEXT NOT NULL)";
+
+  private final DataSource db;
+
+  /**
+   * @param db the database holding the effects table (created when missing)
+   */
+  public Effects(DataSource db) {
+    this.db = db;
+    try (Connection c = db.getConnection();
+        Statement s = c.createStatement()) {
+      s.execute(DDL);
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot create the effects table", e);
+    }
+  }
+
+  /** Writes one effect on {@code c} (inside the caller's transaction, or auto-committed). */
+  static void write(Connection c, String scenario, String key, String coordinates)
+      throws SQLException {
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "INSERT INTO effects (scenario, effect_key, coordinates, pid) VALUES (?, ?, ?, ?)")) {
+      ps.setString(1, scenario);
+      ps.setString(2, key);
+      ps.setString(3, coordinates);
+      ps.setLong(4, ProcessHandle.current().pid());
+      ps.executeUpdate();
+    }
+  }
+
+  /** Writes one effect in its own auto-committed statement. */
+  void write(String scenario, String key, String coordinates) throws SQLException {
+    try (Connection c = db.getConnection()) {
+      write(c, scenario, key, coordinates);
+    }
+  }
+
+  /** Records that the engine finished the message at {@code coordinates}. */
+  void seen(String scenario, String coordinates) throws SQLException {
+    try (Connection c = db.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement("INSERT INTO seen (scenario, coordinates) VALUES (?, ?)")) {
+      ps.setString(1, scenario);
+      ps.setString(2, coordinates);
+      ps.executeUpdate();
+    }
+  }
+
+  /**
+   * @return the coordinates of every message finished in a scenario
+   */
+  java.util.Set<String> seen(String scenario) {
+    java.util.Set<String> out = new java.util.HashSet<>();
+    query(
+        "SELECT DISTINCT coordinates FROM seen WHERE scenario = ?",
+        scenario,
+        rs -> out.add(rs.getString(1)));
+    return out;
+  }
+
+  /**
+   * @return effects per key of a scenario
+   */
+  Map<String, Integer> perKey(String scenario) {
+    Map<String, Integer> out = new HashMap<>();
+    query(
+        "SELECT effect_key, count(*) FROM effects WHERE scenario = ? GROUP BY effect_key",
+        scenario,
+        rs -> out.put(rs.getString(1), rs.getInt(2)));
+    return out;
+  }
+
+  /**
+   * @return effects of a scenario written in [from, to)
+   */
+  long between(String scenario, Instant from, Instant to) {
+    long[] n = {0};
+    try (Connection c = db.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "SELECT count(*) FROM effects WHERE scenario = ? AND at >= ? AND at < ?")) {
+      ps.setString(1, scenario);
+      ps.setTimestamp(2, Timestamp.from(from));
+      ps.setTimestamp(3, Timestamp.from(to));
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        n[0] = rs.getLong(1);
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot read the effects", e);
+    }
+    return n[0];
+  }
+
+  /**
+   * @return how many distinct processes wrote effects of a scenario
+   */
+  int processes(String scenario) {
+    int[] n = {0};
+    query(
+        "SELECT count(DISTINCT pid) FROM effects WHERE scenario = ?",
+        scenario,
+        rs -> n[0] = rs.getInt(1));
+    return n[0];
+  }
+
+  private interface Row {
+    void accept(ResultSet rs) throws SQLException;
+  }
+
+  private void query(String sql, String scenario, Row row) {
+    try (Connection c = db.getConnection();
+        PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, scenario);
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          row.accept(rs);
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot read the effects", e);
+    }
+  }
+}

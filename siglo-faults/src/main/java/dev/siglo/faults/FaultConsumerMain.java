@@ -1,0 +1,242 @@
+package dev.siglo.faults;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.MessageHandler;
+import dev.siglo.consumer.PayloadDecoder;
+import dev.siglo.consumer.engine.RetrySettings;
+import dev.siglo.consumer.event.SigloEvent;
+import dev.siglo.consumer.event.SigloEventListener;
+import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.kafka.SigloKafkaConsumer;
+import dev.siglo.sqs.SigloSqsConsumer;
+import dev.siglo.store.postgres.PostgresIdempotencyStore;
+import dev.siglo.store.postgres.PostgresStoreConfig;
+import dev.siglo.store.postgres.TransactionalStep;
+import dev.siglo.store.redis.RedisIdempotencyStore;
+import dev.siglo.store.redis.RedisStoreConfig;
+import java.io.InputStream;
+import java.net.URI;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sqs.SqsClient;
+
+/**
+ * The consumer under test, in its own JVM so a test can SIGKILL, SIGSTOP or SIGTERM it. Arguments
+ * are {@code name=value}: {@code broker} (kafka|sqs), {@code mode} ({@code tx}: the effect is
+ * written by a PostgreSQL transactional step, in the transaction of its record, on the PostgreSQL
+ * store; {@code outside}: the effect is an auto-committed insert and the store is Redis), {@code
+ * postgres} (JDBC URL of the effects database), {@code redis} (host:port), {@code scenario}, {@code
+ * concurrency}, {@code leaseMillis}, {@code handlerMillis}, {@code slowMillis} (for payloads with
+ * {@code "slow": true}); Kafka: {@code bootstrap}, {@code topic}, {@code group}; SQS: {@code
+ * endpoint}, {@code queueUrl}, {@code dlqUrl}, {@code visibilitySeconds}.
+ *
+ * <p>Each payload is JSON {@code {"key": ..., "seq": ...}}; the idempotency key is the message's
+ * {@code idempotency-key} header or attribute. The handler waits {@code handlerMillis}, writes the
+ * effect, waits {@code handlerMillis} again (so a kill can land between the effect and the record's
+ * completion), and returns. Prints {@value #READY} once the consumer runs; halts when its parent's
+ * stdin pipe closes (the test JVM is gone); SIGTERM closes it cleanly.
+ */
+public final class FaultConsumerMain {
+  /** Printed on stdout once the consumer has started. */
+  public static final String READY = "SIGLO-FAULTS-READY";
+
+  private FaultConsumerMain() {}
+
+  /**
+   * @param args {@code name=value} pairs, see the class description
+   * @throws Exception when the consumer cannot start
+   */
+  public static void main(String[] args) throws Exception {
+    Map<String, String> a = new HashMap<>();
+    for (String arg : args) {
+      int eq = arg.indexOf('=');
+      a.put(arg.substring(0, eq), arg.substring(eq + 1));
+    }
+    watchParent();
+    String scenario = a.get("scenario");
+    String mode = a.get("mode");
+    int concurrency = Integer.parseInt(a.getOrDefault("concurrency", "8"));
+    long handlerMillis = Long.parseLong(a.getOrDefault("handlerMillis", "2"));
+    long slowMillis = Long.parseLong(a.getOrDefault("slowMillis", "0"));
+    IdempotencyOptions options =
+        IdempotencyOptions.custom()
+            .lease(Duration.ofMillis(Long.parseLong(a.getOrDefault("leaseMillis", "120000"))))
+            .build();
+
+    HikariConfig hikari = new HikariConfig();
+    hikari.setJdbcUrl(a.get("postgres"));
+    hikari.setMaximumPoolSize(concurrency + 4);
+    hikari.setConnectionTimeout(2_000);
+    hikari.setPoolName("faults-" + ProcessHandle.current().pid());
+    HikariDataSource db = new HikariDataSource(hikari);
+    Effects effects = new Effects(db);
+
+    IdempotencyStore store;
+    MessageHandler<JsonNode> handler;
+    if (mode.equals("tx")) {
+      PostgresIdempotencyStore postgres =
+          PostgresIdempotencyStore.create(
+              PostgresStoreConfig.builder(db)
+                  .table("faults_idempotency")
+                  .createTable(true)
+                  .build());
+      TransactionalStep<String[], Long> effect =
+          TransactionalStep.<String[], Long>create(
+                  postgres,
+                  "effect",
+                  Long.class,
+                  (connection, in) -> {
+                    Effects.write(connection, scenario, in[0], in[1]);
+                    return 1L;
+                  })
+              .idempotent(in -> "effect", options);
+      store = postgres;
+      handler =
+          (value, context) -> {
+            pause(value, handlerMillis, slowMillis);
+            effect.run(context, new String[] {value.path("key").asText(), context.message().id()});
+            pause(value, handlerMillis, 0);
+            return null;
+          };
+    } else {
+      String[] redis = a.get("redis").split(":");
+      store =
+          RedisIdempotencyStore.create(
+              RedisStoreConfig.builder()
+                  .hostAndPort(redis[0], Integer.parseInt(redis[1]))
+                  .keyPrefix("faults:")
+                  .poolSize(concurrency + 4)
+                  .timeouts(Duration.ofSeconds(1), Duration.ofSeconds(1))
+                  .build());
+      handler =
+          (value, context) -> {
+            pause(value, handlerMillis, slowMillis);
+            effects.write(scenario, value.path("key").asText(), context.message().id());
+            pause(value, handlerMillis, 0);
+            return null;
+          };
+    }
+    RetrySettings retry =
+        RetrySettings.custom()
+            .maxAttempts(3)
+            .backoff(Duration.ofMillis(50), Duration.ofMillis(500))
+            .redeliveryBackoff(Duration.ofMillis(200), Duration.ofSeconds(2))
+            .maxDeliveries(1_000)
+            .build();
+    SigloEventListener seen =
+        event -> {
+          if (event instanceof SigloEvent.Processed
+              || event instanceof SigloEvent.Duplicate
+              || event instanceof SigloEvent.Declined
+              || event instanceof SigloEvent.DeadLettered) {
+            recordSeen(effects, scenario, event.message().id());
+          }
+        };
+    CompletableFuture<Void> stopped;
+    if (a.get("broker").equals("kafka")) {
+      SigloKafkaConsumer<JsonNode> consumer =
+          SigloKafkaConsumer.builder(PayloadDecoder.jsonTree(), handler)
+              .bootstrapServers(a.get("bootstrap"))
+              .groupId(a.get("group"))
+              .topics(a.get("topic"))
+              .store(store)
+              .options(options)
+              .retry(retry)
+              .concurrency(concurrency)
+              .listener(seen)
+              .property("session.timeout.ms", "6000")
+              .property("heartbeat.interval.ms", "1000")
+              .shutdownHook(true)
+              .build();
+      stopped = consumer.start();
+    } else {
+      SqsClient sqs =
+          SqsClient.builder()
+              .endpointOverride(URI.create(a.get("endpoint")))
+              .region(Region.US_EAST_1)
+              .credentialsProvider(
+                  StaticCredentialsProvider.create(AwsBasicCredentials.create("test", "test")))
+              .build();
+      SigloSqsConsumer<JsonNode> consumer =
+          SigloSqsConsumer.builder(PayloadDecoder.jsonTree(), handler)
+              .client(sqs)
+              .queueUrl(a.get("queueUrl"))
+              .store(store)
+              .options(options)
+              .retry(retry)
+              .threads(2, concurrency, concurrency * 4)
+              .listener(seen)
+              .waitTime(Duration.ofSeconds(1))
+              .heartbeat(
+                  Duration.ofSeconds(Long.parseLong(a.getOrDefault("visibilitySeconds", "30"))),
+                  0.5)
+              .deadLetterQueue(a.get("dlqUrl"), false)
+              .build();
+      Runtime.getRuntime().addShutdownHook(new Thread(consumer::close, "faults-stop"));
+      stopped = consumer.start();
+    }
+    System.out.println(READY);
+    System.out.flush();
+    try {
+      stopped.join();
+    } catch (RuntimeException e) {
+      System.err.println("consumer failed: " + e);
+      Runtime.getRuntime().halt(1);
+    }
+  }
+
+  /** Records a finished message, retrying while the database is down (store-outage scenario). */
+  private static void recordSeen(Effects effects, String scenario, String coordinates) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        effects.seen(scenario, coordinates);
+        return;
+      } catch (java.sql.SQLException e) {
+        if (attempt == 60) {
+          throw new IllegalStateException("cannot record a finished message", e);
+        }
+        try {
+          Thread.sleep(500); // the database is down: retry, as a real effect would
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted recording a finished message", e);
+        }
+      }
+    }
+  }
+
+  private static void pause(JsonNode value, long millis, long slowMillis)
+      throws InterruptedException {
+    long wait = value.path("slow").asBoolean(false) ? slowMillis : millis;
+    if (wait > 0) {
+      Thread.sleep(wait); // the handler's simulated work
+    }
+  }
+
+  /** Halts this JVM when the parent closes our stdin (it died or finished), as the broker does. */
+  private static void watchParent() {
+    Thread watchdog =
+        new Thread(
+            () -> {
+              try (InputStream in = System.in) {
+                while (in.read() >= 0) {
+                  // keep reading until the parent closes the pipe
+                }
+              } catch (java.io.IOException e) {
+                // the parent is gone
+              }
+              Runtime.getRuntime().halt(3);
+            },
+            "parent-watchdog");
+    watchdog.setDaemon(true);
+    watchdog.start();
+  }
+}

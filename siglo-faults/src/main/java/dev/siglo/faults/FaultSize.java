@@ -1,0 +1,20 @@
+package dev.siglo.faults;
+
+/**
+ * How large the suite runs: {@code ci} (a few minutes, in {@code mvn verify}) or {@code soak}
+ * (20,000 messages per scenario, five kills).
+ *
+ * @param keys distinct keys per scenario
+ * @param copies deliveries of each key
+ * @param kills consumer kills in the kill scenarios
+ * @param minutesPerScenario the longest a scenario may take to reach the end
+ */
+record FaultSize(int keys, int copies, int kills, int minutesPerScenario) {
+  static FaultSize named(String name) {
+    return switch (name) {
+      case "ci" -> new FaultSize(300, 3, 3, 4);
+      case "soak" -> new FaultSize(6_667, 3, 5, 20);
+      default -> throw new IllegalArgumentException("unknown size '" + name + "' (ci or soak)");
+    };
+  }
+}

@@ -1,0 +1,230 @@
+package dev.siglo.faults;
+
+import dev.siglo.testkit.KafkaBrokerProcess;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
+
+/**
+ * The Kafka scenarios: each sends its manifest, starts consumer processes, injects its faults
+ * (timed by the progress of the effects), waits until the group committed everything, stops the
+ * consumers and checks the history.
+ */
+final class KafkaScenarios {
+  private static final AtomicInteger RUNS = new AtomicInteger();
+
+  private final Lab lab;
+  private final FaultSize size;
+
+  KafkaScenarios(Lab lab, FaultSize size) {
+    this.lab = lab;
+    this.size = size;
+  }
+
+  /** A fault schedule run against a running scenario. */
+  @FunctionalInterface
+  interface Faults {
+    void inject(Run run) throws Exception;
+  }
+
+  private Verdict run(
+      String scenario,
+      String mode,
+      String faults,
+      String bootstrap,
+      Manifest manifest,
+      Map<String, String> overrides,
+      Faults schedule)
+      throws Exception {
+    long start = System.nanoTime();
+    String id = scenario + "/" + mode + "/" + RUNS.incrementAndGet();
+    String topic = "faults-" + mode + "-" + RUNS.get();
+    KafkaSide.createTopics(bootstrap, topic);
+    KafkaSide.send(bootstrap, topic, manifest);
+    Map<String, String> args = new HashMap<>();
+    args.put("broker", "kafka");
+    args.put("bootstrap", bootstrap);
+    args.put("topic", topic);
+    args.put("group", "group-" + topic);
+    args.put("mode", mode);
+    args.put("postgres", lab.postgres.jdbcUrl());
+    args.put("redis", lab.redisAddress());
+    args.put("scenario", id);
+    args.put("concurrency", "8");
+    args.put("leaseMillis", "4000");
+    args.put("handlerMillis", "25"); // slow enough that faults land mid-run
+    args.putAll(overrides);
+    try (Run run = new Run(id, args, lab.effects, lab.logDir)) {
+      run.startConsumer();
+      schedule.inject(run);
+      Awaitility.await(id + ": group committed to the end")
+          .atMost(Duration.ofMinutes(size.minutesPerScenario()))
+          .pollInterval(Duration.ofMillis(500))
+          .until(() -> KafkaSide.committedToEnd(bootstrap, args.get("group"), topic));
+      run.stopAll();
+      return Checker.check(
+          run,
+          mode,
+          faults,
+          manifest,
+          KafkaSide.deadLetters(bootstrap, topic),
+          true,
+          (System.nanoTime() - start) / 1e9);
+    }
+  }
+
+  private Manifest duplicates(String prefix) {
+    return Manifest.duplicates(prefix, size.keys(), size.copies(), 0, prefix.hashCode());
+  }
+
+  /** The length of an outage or a pause: part of the fault injected, not a wait for anything. */
+  private static void outage(Duration length) throws InterruptedException {
+    Thread.sleep(length.toMillis());
+  }
+
+  /** Scenario 1: the consumer SIGKILLed {@code kills} times mid-run, restarted each time. */
+  Verdict consumerKills(String mode) throws Exception {
+    Manifest m = duplicates("kills");
+    int kills = size.kills();
+    return run(
+        "consumer SIGKILL",
+        mode,
+        kills + " × SIGKILL of the consumer, restarted at once",
+        lab.kafka.bootstrapServers(),
+        m,
+        Map.of(),
+        run -> {
+          for (int k = 1; k <= kills; k++) {
+            run.awaitEffects((long) m.effectKeys.size() * k / (kills + 1), Duration.ofMinutes(3));
+            run.consumers.get(run.consumers.size() - 1).kill();
+            run.startConsumer();
+          }
+        });
+  }
+
+  /** Scenario 2: the (separate-JVM) broker SIGKILLed mid-run and started again. */
+  Verdict brokerKill(String mode) throws Exception {
+    try (KafkaBrokerProcess broker = KafkaBrokerProcess.start()) {
+      Manifest m = duplicates("broker");
+      return run(
+          "broker SIGKILL",
+          mode,
+          "SIGKILL of the Kafka broker at a third of the run, restarted after 3 s",
+          broker.bootstrapServers(),
+          m,
+          Map.of(),
+          run -> {
+            run.awaitEffects(m.effectKeys.size() / 3, Duration.ofMinutes(3));
+            broker.kill();
+            outage(Duration.ofSeconds(3));
+            broker.startAgain();
+          });
+    }
+  }
+
+  /**
+   * Scenario 3: the store stopped for 5 s mid-run (Redis in mode outside, PostgreSQL in mode tx).
+   * Fail closed: apart from handlers already running when it stopped, no effect is written while it
+   * is down.
+   */
+  Verdict storeOutage(String mode) throws Exception {
+    Manifest m = duplicates("outage");
+    boolean redis = mode.equals("outside");
+    return run(
+        "store outage",
+        mode,
+        (redis ? "Redis" : "PostgreSQL") + " stopped for 5 s at a third of the run",
+        lab.kafka.bootstrapServers(),
+        m,
+        Map.of(),
+        run -> {
+          run.awaitEffects(m.effectKeys.size() / 3, Duration.ofMinutes(3));
+          Instant stopped = Instant.now();
+          if (redis) {
+            lab.redis.stop();
+          } else {
+            lab.postgres.stop();
+          }
+          outage(Duration.ofSeconds(5));
+          Instant restarted = Instant.now();
+          if (redis) {
+            lab.redis.start();
+          } else {
+            lab.postgres.startAgain();
+          }
+          // handlers that held a claim when the store stopped may finish in the first second
+          run.effectsWhileStoreDown =
+              lab.effects.between(run.id, stopped.plusSeconds(1), restarted);
+        });
+  }
+
+  /** Scenario 4: consumers of one group joining and leaving every few seconds during the run. */
+  Verdict rebalanceStorm(String mode) throws Exception {
+    Manifest m = duplicates("storm");
+    return run(
+        "rebalance storm",
+        mode,
+        "3 consumers; every 2 s one leaves (SIGTERM or SIGKILL, alternately) and one joins",
+        lab.kafka.bootstrapServers(),
+        m,
+        Map.of("handlerMillis", "100", "concurrency", "4"),
+        run -> {
+          run.startConsumer();
+          run.startConsumer();
+          int changes = 0;
+          while (changes < 8 && run.effectsSoFar() < m.effectKeys.size()) {
+            outage(Duration.ofSeconds(2)); // the storm's rhythm
+            ConsumerProcess leaving = run.consumers.remove(0);
+            if (changes % 2 == 0) {
+              leaving.stop();
+            } else {
+              leaving.kill();
+            }
+            run.startConsumer();
+            changes++;
+          }
+          run.notes.append(" (").append(changes).append(" changes during the run)");
+        });
+  }
+
+  /**
+   * Scenario 5: a consumer frozen (SIGSTOP) while it holds claims, past its 3 s lease and its
+   * session; a second consumer takes the partitions and the claims over; then the first resumes
+   * (SIGCONT). Its late completions must be rejected by fencing.
+   */
+  Verdict leaseExpiry(String mode) throws Exception {
+    Manifest m = duplicates("lease");
+    return run(
+        "lease expiry (SIGSTOP)",
+        mode,
+        "consumer frozen with claims held past lease and session, taken over, then resumed",
+        lab.kafka.bootstrapServers(),
+        m,
+        Map.of("leaseMillis", "3000", "handlerMillis", "40"),
+        run -> {
+          run.awaitEffects(m.effectKeys.size() / 4, Duration.ofMinutes(3));
+          ConsumerProcess frozen = run.consumers.get(0);
+          frozen.freeze();
+          long before = run.effectsSoFar();
+          run.startConsumer();
+          run.awaitEffects(before + Math.max(10, m.effectKeys.size() / 4), Duration.ofMinutes(3));
+          frozen.thaw();
+        });
+  }
+
+  /** Scenario 6: 1% each of undecodable, missing-key, hostile-key and reused-key messages. */
+  Verdict poisonMix(String mode) throws Exception {
+    Manifest m = Manifest.poisonMix("poison", size.keys(), size.copies(), 6);
+    return run(
+        "poison mix",
+        mode,
+        "1% each: undecodable payload, no key, hostile key, key reused with another payload",
+        lab.kafka.bootstrapServers(),
+        m,
+        Map.of(),
+        run -> {});
+  }
+}
