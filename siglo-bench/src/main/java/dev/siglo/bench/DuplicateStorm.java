@@ -5,7 +5,6 @@ import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.event.SigloEvent;
 import dev.siglo.consumer.key.KeyExtractors;
 import dev.siglo.consumer.store.IdempotencyStore;
-import dev.siglo.kafka.Ordering;
 import dev.siglo.testkit.KafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -28,16 +27,13 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  * copy. Reports throughput and the latency of duplicates that waited and settled (from the start of
  * their processing to the settled answer).
  */
-final class DuplicateStorm {
+final class DuplicateStorm extends Scenario {
   static final String SCENARIO = "Duplicate storm";
   static final int COPIES = 5;
   private static final int PARTITIONS = 6;
   private static final int CONCURRENCY = 64;
   private static final ThreadLocal<long[]> STARTED = ThreadLocal.withInitial(() -> new long[1]);
 
-  private final Servers servers;
-  private final Size size;
-  private final Report report;
   private final Function<Servers, IdempotencyStore> stores;
   private int runs;
 
@@ -48,12 +44,11 @@ final class DuplicateStorm {
   /** With another store: tests give it a broken one to see the exactly-once check fail the run. */
   DuplicateStorm(
       Servers servers, Size size, Report report, Function<Servers, IdempotencyStore> stores) {
-    this.servers = servers;
-    this.size = size;
-    this.report = report;
+    super(servers, size, report);
     this.stores = stores;
   }
 
+  @Override
   void run() throws Exception {
     KafkaBroker kafka = servers.kafka();
     int keys = size.stormKeys();
@@ -211,34 +206,27 @@ final class DuplicateStorm {
           ledger.executed(KafkaData.index(payload));
           return null;
         };
-    IdempotencyStore store = stores.apply(servers);
-    try {
-      SigloKafkaRun.run(
-          kafka.bootstrapServers(),
-          topic,
-          group,
-          timed,
-          store,
-          KeyExtractors.header("idempotency-key"),
-          CONCURRENCY,
-          Ordering.KEY,
-          handler,
-          ledger,
-          messages,
-          e -> {
-            if (e instanceof SigloEvent.Duplicate d) {
-              if (d.settled()) {
-                settled.incrementAndGet();
-                latency.recordValue((System.nanoTime() - STARTED.get()[0]) / 1000);
-              } else {
-                cached.incrementAndGet();
+    double rate =
+        SigloKafkaRun.run(
+            kafka,
+            topic,
+            group,
+            timed,
+            stores.apply(servers),
+            KeyExtractors.header("idempotency-key"),
+            CONCURRENCY,
+            handler,
+            ledger,
+            e -> {
+              if (e instanceof SigloEvent.Duplicate d) {
+                if (d.settled()) {
+                  settled.incrementAndGet();
+                  latency.recordValue((System.nanoTime() - STARTED.get()[0]) / 1000);
+                } else {
+                  cached.incrementAndGet();
+                }
               }
-            }
-          });
-    } finally {
-      StoreKind.dispose(store);
-    }
-    double rate = KafkaData.verified(kafka, topic, group, ledger);
+            });
     return new Result(rate, settled.get(), cached.get(), latency);
   }
 }

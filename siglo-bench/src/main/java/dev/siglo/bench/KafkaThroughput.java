@@ -3,8 +3,6 @@ package dev.siglo.bench;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.key.KeyExtractors;
-import dev.siglo.consumer.store.IdempotencyStore;
-import dev.siglo.kafka.Ordering;
 import dev.siglo.testkit.KafkaBroker;
 import dev.siglo.testkit.RedisServer;
 import java.nio.charset.StandardCharsets;
@@ -22,22 +20,18 @@ import redis.clients.jedis.params.SetParams;
  * in-memory store, Redis and PostgreSQL. Every run must handle every record exactly once and commit
  * every partition to its end.
  */
-final class KafkaThroughput {
+final class KafkaThroughput extends Scenario {
   static final String SCENARIO = "Kafka throughput";
   private static final int PARTITIONS = 6;
   private static final int CONCURRENCY = 32;
 
-  private final Servers servers;
-  private final Size size;
-  private final Report report;
   private final AtomicInteger runs = new AtomicInteger();
 
   KafkaThroughput(Servers servers, Size size, Report report) {
-    this.servers = servers;
-    this.size = size;
-    this.report = report;
+    super(servers, size, report);
   }
 
+  @Override
   void run() throws Exception {
     KafkaBroker kafka = servers.kafka();
     int n = size.kafkaRecords();
@@ -167,24 +161,16 @@ final class KafkaThroughput {
           ledger.executed(KafkaData.index(payload));
           return null;
         };
-    IdempotencyStore store = kind.open(servers, CONCURRENCY + 8);
-    try {
-      SigloKafkaRun.run(
-          kafka.bootstrapServers(),
-          topic,
-          group,
-          PayloadDecoder.bytes(),
-          store,
-          KeyExtractors.recordKey(),
-          CONCURRENCY,
-          Ordering.KEY,
-          handler,
-          ledger,
-          n,
-          null);
-    } finally {
-      StoreKind.dispose(store);
-    }
-    return KafkaData.verified(kafka, topic, group, ledger);
+    return SigloKafkaRun.run(
+        kafka,
+        topic,
+        group,
+        PayloadDecoder.bytes(),
+        kind.open(servers, CONCURRENCY + 8),
+        KeyExtractors.recordKey(),
+        CONCURRENCY,
+        handler,
+        ledger,
+        null);
   }
 }

@@ -69,6 +69,13 @@ final class Ledger {
   }
 
   /**
+   * @return how many finished messages end the run
+   */
+  long target() {
+    return target;
+  }
+
+  /**
    * @return messages finished so far
    */
   long progress() {

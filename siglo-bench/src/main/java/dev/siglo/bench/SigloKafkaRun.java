@@ -9,6 +9,7 @@ import dev.siglo.consumer.key.MissingKeyPolicy;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.kafka.Ordering;
 import dev.siglo.kafka.SigloKafkaConsumer;
+import dev.siglo.testkit.KafkaBroker;
 import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -16,16 +17,51 @@ import java.util.concurrent.CompletableFuture;
 /**
  * One Siglo Kafka consumer run: builds the consumer, lets it run until the ledger reaches its
  * target (a message counts when the engine reports it processed or settled as a duplicate, i.e.
- * after the store recorded it), closes it and fails when the consumer died.
+ * after the store recorded it), closes it, fails when the consumer died, and checks the run.
  */
 final class SigloKafkaRun {
   private SigloKafkaRun() {}
 
   /**
-   * @param store the store, or null for idempotency off (no key, no claim)
+   * Runs a Siglo consumer (KEY ordering) over a topic until the ledger reaches its target, then
+   * empties and closes the store and checks the run (each slot exactly once, every partition
+   * committed to its end).
+   *
+   * @param store the store, or null for idempotency off (no key, no claim); disposed here
    * @param extra another listener, or null
+   * @return the run's rate, messages per second
    */
-  static void run(
+  static double run(
+      KafkaBroker kafka,
+      String topic,
+      String group,
+      PayloadDecoder<byte[]> decoder,
+      IdempotencyStore store,
+      IdempotencyKeyExtractor<Object> keys,
+      int concurrency,
+      MessageHandler<byte[]> handler,
+      Ledger ledger,
+      SigloEventListener extra)
+      throws InterruptedException {
+    try {
+      consume(
+          kafka.bootstrapServers(),
+          topic,
+          group,
+          decoder,
+          store,
+          keys,
+          concurrency,
+          handler,
+          ledger,
+          extra);
+    } finally {
+      StoreKind.dispose(store);
+    }
+    return KafkaData.verified(kafka, topic, group, ledger);
+  }
+
+  private static void consume(
       String bootstrap,
       String topic,
       String group,
@@ -33,10 +69,8 @@ final class SigloKafkaRun {
       IdempotencyStore store,
       IdempotencyKeyExtractor<Object> keys,
       int concurrency,
-      Ordering ordering,
       MessageHandler<byte[]> handler,
       Ledger ledger,
-      int records,
       SigloEventListener extra)
       throws InterruptedException {
     SigloEventListener progress =
@@ -54,7 +88,7 @@ final class SigloKafkaRun {
             .groupId(group)
             .topics(topic)
             .concurrency(concurrency)
-            .ordering(ordering)
+            .ordering(Ordering.KEY)
             .listener(progress);
     if (store == null) {
       b.keyExtractor((message, value) -> Optional.empty())
@@ -64,7 +98,7 @@ final class SigloKafkaRun {
     }
     SigloKafkaConsumer<byte[]> consumer = b.build();
     CompletableFuture<Void> stopped = consumer.start();
-    long deadline = System.nanoTime() + KafkaData.runTimeout(records).toNanos();
+    long deadline = System.nanoTime() + KafkaData.runTimeout((int) ledger.target()).toNanos();
     try {
       while (!ledger.await(Duration.ofMillis(200))) {
         if (stopped.isDone()) {
@@ -72,7 +106,7 @@ final class SigloKafkaRun {
         }
         if (System.nanoTime() > deadline) {
           throw new BenchmarkFailure(
-              group + ": finished " + ledger.progress() + " of " + records + " in time");
+              group + ": finished " + ledger.progress() + " of " + ledger.target() + " in time");
         }
       }
     } finally {

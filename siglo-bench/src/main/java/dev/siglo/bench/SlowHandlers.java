@@ -3,7 +3,6 @@ package dev.siglo.bench;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.key.KeyExtractors;
-import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.kafka.Ordering;
 import dev.siglo.testkit.KafkaBroker;
 import java.nio.charset.StandardCharsets;
@@ -17,22 +16,18 @@ import org.apache.kafka.common.header.internals.RecordHeader;
  * (simulated I/O). Baseline: the plain loop, sequential. Siglo in {@link Ordering#KEY} mode with
  * concurrency 256 on the in-memory store. The ideal is records × 5 ms ÷ concurrency.
  */
-final class SlowHandlers {
+final class SlowHandlers extends Scenario {
   static final String SCENARIO = "Slow handlers (5 ms)";
   private static final int CONCURRENCY = 256;
   private static final long HANDLER_MILLIS = 5;
 
-  private final Servers servers;
-  private final Size size;
-  private final Report report;
   private int runs;
 
   SlowHandlers(Servers servers, Size size, Report report) {
-    this.servers = servers;
-    this.size = size;
-    this.report = report;
+    super(servers, size, report);
   }
 
+  @Override
   void run() throws Exception {
     KafkaBroker kafka = servers.kafka();
     int n = size.slowRecords();
@@ -129,25 +124,17 @@ final class SlowHandlers {
           ledger.executed(KafkaData.index(payload));
           return null;
         };
-    IdempotencyStore store = StoreKind.MEMORY.open(servers, CONCURRENCY);
-    try {
-      SigloKafkaRun.run(
-          kafka.bootstrapServers(),
-          topic,
-          group,
-          PayloadDecoder.bytes(),
-          store,
-          KeyExtractors.header("idempotency-key"),
-          CONCURRENCY,
-          Ordering.KEY,
-          handler,
-          ledger,
-          n,
-          null);
-    } finally {
-      StoreKind.dispose(store);
-    }
-    return KafkaData.verified(kafka, topic, group, ledger);
+    return SigloKafkaRun.run(
+        kafka,
+        topic,
+        group,
+        PayloadDecoder.bytes(),
+        StoreKind.MEMORY.open(servers, CONCURRENCY),
+        KeyExtractors.header("idempotency-key"),
+        CONCURRENCY,
+        handler,
+        ledger,
+        null);
   }
 
   /** The handler's simulated I/O: a blocking wait, as a remote call would be. */

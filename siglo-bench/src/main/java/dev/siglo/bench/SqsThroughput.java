@@ -29,24 +29,20 @@ import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
  * handle, delete them in one batch), as many as Siglo has pollers. Siglo with the in-memory store
  * and with Redis. Every run must handle every message exactly once and leave the queue empty.
  */
-final class SqsThroughput {
+final class SqsThroughput extends Scenario {
   static final String SCENARIO = "SQS throughput";
   private static final int POLLERS = 4;
 
   /** Enough for a trivial handler; more workers only compete for the cores with ElasticMQ. */
   private static final int CONCURRENCY = 8;
 
-  private final Servers servers;
-  private final Size size;
-  private final Report report;
   private int runs;
 
   SqsThroughput(Servers servers, Size size, Report report) {
-    this.servers = servers;
-    this.size = size;
-    this.report = report;
+    super(servers, size, report);
   }
 
+  @Override
   void run() throws Exception {
     SqsServer server = servers.sqs();
     int n = size.sqsMessages();

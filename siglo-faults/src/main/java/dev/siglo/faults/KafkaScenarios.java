@@ -3,7 +3,6 @@ package dev.siglo.faults;
 import dev.siglo.testkit.KafkaBrokerProcess;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.HashMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
@@ -44,18 +43,10 @@ final class KafkaScenarios {
     String topic = "faults-" + mode + "-" + RUNS.get();
     KafkaSide.createTopics(bootstrap, topic);
     KafkaSide.send(bootstrap, topic, manifest);
-    Map<String, String> args = new HashMap<>();
-    args.put("broker", "kafka");
+    Map<String, String> args = lab.consumerArgs("kafka", mode, id);
     args.put("bootstrap", bootstrap);
     args.put("topic", topic);
     args.put("group", "group-" + topic);
-    args.put("mode", mode);
-    args.put("postgres", lab.postgres.jdbcUrl());
-    args.put("redis", lab.redisAddress());
-    args.put("scenario", id);
-    args.put("concurrency", "8");
-    args.put("leaseMillis", "4000");
-    args.put("handlerMillis", "25"); // slow enough that faults land mid-run
     args.putAll(overrides);
     try (Run run = new Run(id, args, lab.effects, lab.logDir)) {
       run.startConsumer();

@@ -9,6 +9,8 @@ import dev.siglo.testkit.SqsServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashMap;
+import java.util.Map;
 
 /**
  * The servers of the suite, all on loopback and owned by it (so outages can stop and start them):
@@ -41,6 +43,23 @@ final class Lab implements AutoCloseable {
 
   String redisAddress() {
     return redis.host() + ":" + redis.port();
+  }
+
+  /**
+   * The consumer arguments every scenario shares: its stores, effect mode and scenario id, 8
+   * workers, a 4 s claim lease, and handlers slow enough (2 × 25 ms) that faults land mid-run.
+   */
+  Map<String, String> consumerArgs(String broker, String mode, String id) {
+    Map<String, String> args = new HashMap<>();
+    args.put("broker", broker);
+    args.put("mode", mode);
+    args.put("postgres", postgres.jdbcUrl());
+    args.put("redis", redisAddress());
+    args.put("scenario", id);
+    args.put("concurrency", "8");
+    args.put("leaseMillis", "4000");
+    args.put("handlerMillis", "25");
+    return args;
   }
 
   @Override

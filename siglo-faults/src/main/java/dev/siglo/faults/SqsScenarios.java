@@ -47,19 +47,11 @@ final class SqsScenarios {
     String dlq = lab.sqs.createQueue(name + "-dlq", Map.of());
     try (SqsClient sqs = lab.sqs.client()) {
       send(sqs, url, manifest);
-      Map<String, String> args = new HashMap<>();
-      args.put("broker", "sqs");
+      Map<String, String> args = lab.consumerArgs("sqs", mode, id);
       args.put("endpoint", lab.sqs.endpoint().toString());
       args.put("queueUrl", url);
       args.put("dlqUrl", dlq);
       args.put("visibilitySeconds", Integer.toString(VISIBILITY_SECONDS));
-      args.put("mode", mode);
-      args.put("postgres", lab.postgres.jdbcUrl());
-      args.put("redis", lab.redisAddress());
-      args.put("scenario", id);
-      args.put("concurrency", "8");
-      args.put("leaseMillis", "4000");
-      args.put("handlerMillis", "25"); // slow enough that faults land mid-run
       args.put("slowMillis", Long.toString(VISIBILITY_SECONDS * 2_500L));
       try (Run run = new Run(id, args, lab.effects, lab.logDir)) {
         run.startConsumer();
