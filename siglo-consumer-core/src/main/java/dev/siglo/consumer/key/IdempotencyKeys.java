@@ -221,6 +221,9 @@ public final class IdempotencyKeys {
   private static void requireNoControlCharacters(String s, String what) {
     for (int i = 0; i < s.length(); i++) {
       char c = s.charAt(i);
+      if (c >= 0x20 && c < 0x7F) {
+        continue; // printable ASCII, the usual key: none of the classes below
+      }
       int type = Character.getType(c);
       boolean bad =
           type == Character.CONTROL
