@@ -47,6 +47,17 @@ final class PartitionProgress {
     committed = Math.max(committed, offset);
   }
 
+  /**
+   * An asynchronous commit of {@code offset} failed (the broker was unreachable, say): unless a
+   * later commit went out since, the commit point counts as uncommitted again, so the next interval
+   * sends it again instead of leaving the group's offset behind until new records complete.
+   */
+  void commitFailed(long offset) {
+    if (committed == offset) {
+      committed = -1;
+    }
+  }
+
   int pending() {
     return incomplete.size();
   }

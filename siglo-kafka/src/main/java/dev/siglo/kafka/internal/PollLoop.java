@@ -352,7 +352,15 @@ public final class PollLoop implements Runnable {
           offsets,
           (committed, e) -> {
             if (e != null) {
-              log.warn("async commit of {} failed: {}", committed, e.toString());
+              // runs on this (the poll) thread, inside a later poll: send it again next interval
+              log.warn("async commit of {} failed: {}; will retry", committed, e.toString());
+              committed.forEach(
+                  (tp, o) -> {
+                    PartitionProgress p = progress.get(tp);
+                    if (p != null) {
+                      p.commitFailed(o.offset());
+                    }
+                  });
             }
           });
     }
