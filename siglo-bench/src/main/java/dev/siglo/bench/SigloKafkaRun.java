@@ -44,60 +44,45 @@ final class SigloKafkaRun {
       SigloEventListener extra)
       throws InterruptedException {
     try {
-      consume(
-          kafka.bootstrapServers(),
-          topic,
-          group,
-          decoder,
-          store,
-          keys,
-          concurrency,
-          handler,
-          ledger,
-          extra);
+      SigloEventListener progress =
+          e -> {
+            if (e instanceof SigloEvent.Processed || e instanceof SigloEvent.Duplicate) {
+              ledger.finished();
+            }
+            if (extra != null) {
+              extra.onEvent(e);
+            }
+          };
+      SigloKafkaConsumer.Builder<byte[]> b =
+          SigloKafkaConsumer.builder(decoder, handler)
+              .bootstrapServers(kafka.bootstrapServers())
+              .groupId(group)
+              .topics(topic)
+              .concurrency(concurrency)
+              .ordering(Ordering.KEY)
+              .listener(progress);
+      if (store == null) {
+        b.keyExtractor((message, value) -> Optional.empty())
+            .missingKeyPolicy(MissingKeyPolicy.PROCESS_WITHOUT_IDEMPOTENCY);
+      } else {
+        b.store(store).keyExtractor(keys);
+      }
+      SigloKafkaConsumer<byte[]> consumer = b.build();
+      CompletableFuture<Void> stopped = consumer.start();
+      awaitTarget(consumer, stopped, group, ledger);
     } finally {
       StoreKind.dispose(store);
     }
     return KafkaData.verified(kafka, topic, group, ledger);
   }
 
-  private static void consume(
-      String bootstrap,
-      String topic,
+  /** Waits until the ledger reaches its target, closes the consumer, fails if it died. */
+  private static void awaitTarget(
+      SigloKafkaConsumer<byte[]> consumer,
+      CompletableFuture<Void> stopped,
       String group,
-      PayloadDecoder<byte[]> decoder,
-      IdempotencyStore store,
-      IdempotencyKeyExtractor<Object> keys,
-      int concurrency,
-      MessageHandler<byte[]> handler,
-      Ledger ledger,
-      SigloEventListener extra)
+      Ledger ledger)
       throws InterruptedException {
-    SigloEventListener progress =
-        e -> {
-          if (e instanceof SigloEvent.Processed || e instanceof SigloEvent.Duplicate) {
-            ledger.finished();
-          }
-          if (extra != null) {
-            extra.onEvent(e);
-          }
-        };
-    SigloKafkaConsumer.Builder<byte[]> b =
-        SigloKafkaConsumer.builder(decoder, handler)
-            .bootstrapServers(bootstrap)
-            .groupId(group)
-            .topics(topic)
-            .concurrency(concurrency)
-            .ordering(Ordering.KEY)
-            .listener(progress);
-    if (store == null) {
-      b.keyExtractor((message, value) -> Optional.empty())
-          .missingKeyPolicy(MissingKeyPolicy.PROCESS_WITHOUT_IDEMPOTENCY);
-    } else {
-      b.store(store).keyExtractor(keys);
-    }
-    SigloKafkaConsumer<byte[]> consumer = b.build();
-    CompletableFuture<Void> stopped = consumer.start();
     long deadline = System.nanoTime() + KafkaData.runTimeout((int) ledger.target()).toNanos();
     try {
       while (!ledger.await(Duration.ofMillis(200))) {

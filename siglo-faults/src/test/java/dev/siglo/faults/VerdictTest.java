@@ -1,6 +1,7 @@
 package dev.siglo.faults;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -58,5 +59,13 @@ class VerdictTest {
       assertThat(verdict(mode, 0, 0, 0, 0, EXPECTED, true, 1).passed()).isFalse();
       assertThat(verdict(mode, 0, 0, 0, 0, EXPECTED, true, 0).passed()).isTrue();
     }
+  }
+
+  @Test
+  void anUnknownSizeIsRejectedWithItsName() {
+    assertThatThrownBy(() -> FaultSize.named("huge"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("huge");
+    assertThat(FaultSize.named("soak").keys()).isGreaterThan(FaultSize.named("ci").keys());
   }
 }
