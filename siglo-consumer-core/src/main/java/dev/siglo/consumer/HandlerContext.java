@@ -1,9 +1,5 @@
 package dev.siglo.consumer;
 
-import dev.siglo.consumer.classify.ErrorClassifier;
-import dev.siglo.consumer.step.ReduceStep;
-import dev.siglo.consumer.step.Step;
-import dev.siglo.consumer.store.ResultCodec;
 import java.util.List;
 import java.util.Optional;
 
@@ -38,7 +34,7 @@ public interface HandlerContext {
   /**
    * Runs a step. An idempotent step claims its own key (scoped under the message key unless it is
    * absolute); when completed before, its cached result is returned without running it, and a
-   * cached decline is thrown again as {@link dev.siglo.consumer.step.StepDeclinedException}.
+   * cached decline is thrown again as {@link dev.siglo.consumer.StepDeclinedException}.
    *
    * @param step the step
    * @param input its input
@@ -63,28 +59,4 @@ public interface HandlerContext {
    * @throws Exception the failure of an element
    */
   <E, A> A reduce(ReduceStep<E, A> step, List<? extends E> elements, A initial) throws Exception;
-
-  /**
-   * The store key of a step of this message, built as {@link #run} builds it: scoped under the
-   * message key ({@code <messageKey>:step:<name>:<key>}), or absolute (the processor's key scheme
-   * applied to the raw key) when {@code absolute} is set or the message has no key. For step kinds
-   * that live outside the core (for example PostgreSQL transactional steps).
-   *
-   * @param stepName the step name
-   * @param rawStepKey the step's raw key
-   * @param absolute whether the key is absolute rather than scoped under the message key
-   * @return the store key
-   * @throws dev.siglo.consumer.store.InvalidIdempotencyKeyException when a part is invalid
-   */
-  String stepKey(String stepName, String rawStepKey, boolean absolute);
-
-  /**
-   * @return the processor's error classifier
-   */
-  ErrorClassifier classifier();
-
-  /**
-   * @return the processor's result codec
-   */
-  ResultCodec resultCodec();
 }

@@ -1,5 +1,7 @@
 package dev.siglo.consumer;
 
+import dev.siglo.consumer.error.PermanentException;
+
 /**
  * What users implement: handles one decoded message. Siglo calls it only while holding the
  * message's idempotency claim, so for each key it runs to success (or permanent decline) once; a
@@ -8,7 +10,7 @@ package dev.siglo.consumer;
  * <p>Throw a {@link PermanentException} (or an exception the configured classifier calls permanent)
  * for a business decline: it is cached and acknowledged. Any transient failure releases the claim
  * and the message is retried. Wrap side effects that must not repeat after a partial failure in
- * idempotent {@link dev.siglo.consumer.step.Step}s run through the context.
+ * idempotent {@link dev.siglo.consumer.Step}s run through the context.
  *
  * <p>Handlers run on worker threads, possibly concurrently for different keys, and must be
  * thread-safe.

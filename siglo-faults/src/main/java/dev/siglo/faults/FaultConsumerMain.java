@@ -6,7 +6,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import dev.siglo.consumer.IdempotencyOptions;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.engine.RetrySettings;
+import dev.siglo.consumer.RetrySettings;
 import dev.siglo.consumer.event.SigloEvent;
 import dev.siglo.consumer.event.SigloEventListener;
 import dev.siglo.consumer.store.IdempotencyStore;

@@ -2,13 +2,13 @@ package dev.siglo.kafka;
 
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.SigloConfigurationException;
 import dev.siglo.consumer.engine.ConsumerBuilder;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.engine.MessageProcessorConfig;
-import dev.siglo.consumer.internal.Durations;
-import dev.siglo.consumer.internal.NamedThreads;
+import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.key.KeyExtractors;
+import dev.siglo.consumer.support.Durations;
+import dev.siglo.consumer.support.NamedThreads;
 import dev.siglo.kafka.internal.PollLoop;
 import dev.siglo.kafka.internal.RuntimeSettings;
 import java.time.Duration;

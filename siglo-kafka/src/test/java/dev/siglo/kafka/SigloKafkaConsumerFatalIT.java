@@ -3,7 +3,7 @@ package dev.siglo.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.SigloConfigurationException;
+import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;

@@ -3,7 +3,7 @@ package dev.siglo.launcher;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
-import dev.siglo.consumer.SigloConfigurationException;
+import dev.siglo.consumer.error.SigloConfigurationException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

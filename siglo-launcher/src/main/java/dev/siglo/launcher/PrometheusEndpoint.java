@@ -1,7 +1,7 @@
 package dev.siglo.launcher;
 
 import com.sun.net.httpserver.HttpServer;
-import dev.siglo.consumer.internal.NamedThreads;
+import dev.siglo.consumer.support.NamedThreads;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;

@@ -3,7 +3,7 @@ package dev.siglo.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.siglo.consumer.SigloConfigurationException;
+import dev.siglo.consumer.error.SigloConfigurationException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;

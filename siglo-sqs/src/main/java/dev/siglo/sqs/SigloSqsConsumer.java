@@ -2,22 +2,20 @@ package dev.siglo.sqs;
 
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.SigloConfigurationException;
 import dev.siglo.consumer.engine.ConsumerBuilder;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.engine.MessageProcessorConfig;
-import dev.siglo.consumer.internal.Durations;
+import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.key.KeyExtractors;
 import dev.siglo.consumer.metrics.SigloMetrics;
 import dev.siglo.consumer.store.IdempotencyStore;
-import dev.siglo.sqs.internal.ClaimSink;
+import dev.siglo.consumer.support.Durations;
 import dev.siglo.sqs.internal.SqsRuntime;
 import dev.siglo.sqs.internal.SqsSettings;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.atomic.AtomicReference;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
@@ -131,7 +129,6 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
             builder.deadLetterDeclines,
             metrics);
     runtime = new SqsRuntime(sqs, settings, queueName(queueUrl), processor, store, termination);
-    builder.claims.set(runtime);
     runtime.start();
     return termination;
   }
@@ -185,7 +182,6 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
    * @param <T> the decoded payload type
    */
   public static final class Builder<T> extends ConsumerBuilder<T, Builder<T>> {
-    private final AtomicReference<ClaimSink> claims;
     private SqsClient client;
     private String queueUrl;
     private String queueName;
@@ -200,34 +196,13 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
     private boolean deadLetterDeclines;
 
     private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
-      this(decoder, handler, new AtomicReference<>());
-    }
-
-    private Builder(
-        PayloadDecoder<T> decoder,
-        MessageHandler<? super T> handler,
-        AtomicReference<ClaimSink> claims) {
       super(
           decoder,
-          reporting(Objects.requireNonNull(handler, "handler"), claims),
+          Objects.requireNonNull(handler, "handler"),
           KeyExtractors.firstPresent(
               KeyExtractors.attribute(MessageProcessorConfig.DEFAULT_KEY_HEADER),
               KeyExtractors.deduplicationId(),
               KeyExtractors.messageId()));
-      this.claims = claims;
-    }
-
-    /** Tells the heartbeat which claim each running message holds, so it can renew the lease. */
-    private static <T> MessageHandler<T> reporting(
-        MessageHandler<? super T> handler, AtomicReference<ClaimSink> claims) {
-      return (value, ctx) -> {
-        ClaimSink sink = claims.get();
-        if (sink != null) {
-          sink.claimed(
-              ctx.message().id(), ctx.idempotencyKey().orElse(null), ctx.claimToken().orElse(null));
-        }
-        return handler.handle(value, ctx);
-      };
     }
 
     @Override

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.SigloConfigurationException;
+import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.testkit.SqsServerExtension;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;

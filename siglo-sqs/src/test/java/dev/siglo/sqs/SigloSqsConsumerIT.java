@@ -5,9 +5,9 @@ import static org.awaitility.Awaitility.await;
 
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.PermanentException;
-import dev.siglo.consumer.TransientException;
-import dev.siglo.consumer.engine.RetrySettings;
+import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.error.PermanentException;
+import dev.siglo.consumer.error.TransientException;
 import dev.siglo.consumer.store.InMemoryIdempotencyStore;
 import dev.siglo.testkit.SqsServerExtension;
 import java.time.Duration;

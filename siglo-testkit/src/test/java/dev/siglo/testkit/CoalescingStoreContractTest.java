@@ -1,6 +1,6 @@
 package dev.siglo.testkit;
 
-import dev.siglo.consumer.internal.CoalescingIdempotencyStore;
+import dev.siglo.consumer.store.CoalescingIdempotencyStore;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.InMemoryIdempotencyStore;
 

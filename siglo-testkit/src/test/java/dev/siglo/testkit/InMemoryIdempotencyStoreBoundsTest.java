@@ -3,10 +3,10 @@ package dev.siglo.testkit;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimStatus;
-import dev.siglo.consumer.store.IdempotencyStoreUnavailableException;
 import dev.siglo.consumer.store.InMemoryIdempotencyStore;
 import dev.siglo.consumer.store.Outcome;
 import java.time.Duration;

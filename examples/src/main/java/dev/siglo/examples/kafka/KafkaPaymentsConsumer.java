@@ -1,8 +1,8 @@
 package dev.siglo.examples.kafka;
 
 import dev.siglo.consumer.PayloadDecoder;
+import dev.siglo.consumer.RetrySettings;
 import dev.siglo.consumer.classify.ErrorClassifier;
-import dev.siglo.consumer.engine.RetrySettings;
 import dev.siglo.consumer.key.KeyExtractors;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.examples.payments.CardDeclinedException;

@@ -1,6 +1,6 @@
 package dev.siglo.examples.payments;
 
-import dev.siglo.consumer.PermanentException;
+import dev.siglo.consumer.error.PermanentException;
 import java.util.Map;
 
 /** The gateway declined the card: a permanent business error, cached and never retried. */

@@ -3,7 +3,7 @@ package dev.siglo.examples.payments;
 import dev.siglo.consumer.HandlerContext;
 import dev.siglo.consumer.IdempotencyOptions;
 import dev.siglo.consumer.MessageHandler;
-import dev.siglo.consumer.step.Step;
+import dev.siglo.consumer.Step;
 import java.time.Duration;
 
 // README:start handler

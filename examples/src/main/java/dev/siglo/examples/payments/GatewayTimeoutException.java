@@ -1,6 +1,6 @@
 package dev.siglo.examples.payments;
 
-import dev.siglo.consumer.TransientException;
+import dev.siglo.consumer.error.TransientException;
 
 /** The gateway did not answer in time: transient, the claim is released and the charge retried. */
 public class GatewayTimeoutException extends TransientException {

@@ -1,7 +1,7 @@
 package dev.siglo.examples.quick;
 
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.PermanentException;
+import dev.siglo.consumer.error.PermanentException;
 import dev.siglo.kafka.SigloKafkaConsumer;
 import java.util.Map;
 

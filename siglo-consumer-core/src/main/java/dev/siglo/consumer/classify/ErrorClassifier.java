@@ -1,8 +1,8 @@
 package dev.siglo.consumer.classify;
 
-import dev.siglo.consumer.PermanentException;
-import dev.siglo.consumer.SigloConfigurationException;
-import dev.siglo.consumer.TransientException;
+import dev.siglo.consumer.error.PermanentException;
+import dev.siglo.consumer.error.SigloConfigurationException;
+import dev.siglo.consumer.error.TransientException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package dev.siglo.consumer.engine;
 
+import dev.siglo.consumer.DeadLetterReason;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.store.Outcome;
 import java.time.Duration;

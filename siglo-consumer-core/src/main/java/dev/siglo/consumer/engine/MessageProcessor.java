@@ -1,7 +1,6 @@
 package dev.siglo.consumer.engine;
 
 import dev.siglo.consumer.Message;
-import dev.siglo.consumer.internal.DefaultMessageProcessor;
 
 /**
  * The broker-neutral engine: processes one delivered message and says what the runtime must do with
@@ -35,7 +34,18 @@ public interface MessageProcessor {
    * @param message the delivered message
    * @return what to do with it; never {@code null}
    */
-  Disposition process(Message message);
+  default Disposition process(Message message) {
+    return process(message, ClaimListener.NONE);
+  }
+
+  /**
+   * Processes one message, telling {@code claims} which claim it holds while its handler runs.
+   *
+   * @param message the delivered message
+   * @param claims told of the message's claim before its handler runs
+   * @return what to do with it; never {@code null}
+   */
+  Disposition process(Message message, ClaimListener claims);
 
   /**
    * @param config the configuration

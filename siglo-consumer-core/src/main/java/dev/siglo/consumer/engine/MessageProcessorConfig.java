@@ -4,6 +4,7 @@ import dev.siglo.consumer.IdempotencyOptions;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.MessageHook;
 import dev.siglo.consumer.PayloadDecoder;
+import dev.siglo.consumer.RetrySettings;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.event.SigloEventListener;
 import dev.siglo.consumer.key.FingerprintFunction;

@@ -1,8 +1,8 @@
 package dev.siglo.consumer.event;
 
+import dev.siglo.consumer.DeadLetterReason;
 import dev.siglo.consumer.Message;
 import dev.siglo.consumer.classify.ErrorClass;
-import dev.siglo.consumer.engine.DeadLetterReason;
 import dev.siglo.consumer.store.Outcome;
 import java.time.Duration;
 

@@ -3,7 +3,6 @@ package dev.siglo.consumer.key;
 import com.fasterxml.jackson.core.JsonPointer;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.siglo.consumer.internal.Sha256;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
 import java.util.List;

@@ -1,7 +1,7 @@
 package dev.siglo.consumer.key;
 
-import dev.siglo.consumer.internal.Sha256;
-import dev.siglo.consumer.store.InvalidIdempotencyKeyException;
+import dev.siglo.consumer.error.InvalidIdempotencyKeyException;
+import dev.siglo.consumer.store.StoreKeys;
 import java.util.Objects;
 
 /**
@@ -34,7 +34,7 @@ public final class IdempotencyKeys {
   public static final int MAX_SEGMENT_LENGTH = 64;
 
   /** The longest key a store accepts (a built key is always far shorter). */
-  public static final int MAX_STORE_KEY_LENGTH = 1024;
+  public static final int MAX_STORE_KEY_LENGTH = StoreKeys.MAX_LENGTH;
 
   private static final String ABSENT = "_";
   private static final IdempotencyKeys DEFAULTS = builder().build();
@@ -110,7 +110,7 @@ public final class IdempotencyKeys {
    * @throws InvalidIdempotencyKeyException when a part is invalid
    */
   public String scoped(String messageKey, String stepName, String rawStepKey) {
-    requireValidStoreKey(messageKey);
+    StoreKeys.requireValid(messageKey);
     return messageKey
         + ":step:"
         + requireSegment(stepName, "step name")
@@ -164,36 +164,8 @@ public final class IdempotencyKeys {
       throw new InvalidIdempotencyKeyException(
           what + " is " + raw.length() + " characters, over the limit of " + maxRawLength);
     }
-    requireNoControlCharacters(raw, what);
+    StoreKeys.requireNoControlCharacters(raw, what);
     return raw.length() > digestThreshold ? "sha256:" + Sha256.hex(raw) : raw;
-  }
-
-  /**
-   * Checks a key handed to a store: not null, not blank, at most {@link #MAX_STORE_KEY_LENGTH}
-   * characters, no control or format characters. Store implementations call this before touching
-   * their backend.
-   *
-   * @param key the key
-   * @return the key
-   * @throws InvalidIdempotencyKeyException when the key is invalid
-   */
-  public static String requireValidStoreKey(String key) {
-    if (key == null) {
-      throw new InvalidIdempotencyKeyException("store key is null");
-    }
-    if (key.isBlank()) {
-      throw new InvalidIdempotencyKeyException("store key is blank");
-    }
-    if (key.length() > MAX_STORE_KEY_LENGTH) {
-      throw new InvalidIdempotencyKeyException(
-          "store key is "
-              + key.length()
-              + " characters, over the limit of "
-              + MAX_STORE_KEY_LENGTH
-              + " (build keys with IdempotencyKeys, which digests long keys)");
-    }
-    requireNoControlCharacters(key, "store key");
-    return key;
   }
 
   static String requireSegment(String value, String what) {
@@ -214,39 +186,8 @@ public final class IdempotencyKeys {
             what + " '" + value + "' must not contain ':' or whitespace (index " + i + ")");
       }
     }
-    requireNoControlCharacters(value, what);
+    StoreKeys.requireNoControlCharacters(value, what);
     return value;
-  }
-
-  private static void requireNoControlCharacters(String s, String what) {
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      if (c >= 0x20 && c < 0x7F) {
-        continue; // printable ASCII, the usual key: none of the classes below
-      }
-      int type = Character.getType(c);
-      boolean bad =
-          type == Character.CONTROL
-              || type == Character.FORMAT
-              || type == Character.LINE_SEPARATOR
-              || type == Character.PARAGRAPH_SEPARATOR
-              || type == Character.PRIVATE_USE
-              || type == Character.UNASSIGNED && Character.isSurrogate(c);
-      if (Character.isHighSurrogate(c)) {
-        if (i + 1 < s.length() && Character.isLowSurrogate(s.charAt(i + 1))) {
-          i++;
-          continue;
-        }
-        bad = true;
-      } else if (Character.isLowSurrogate(c)) {
-        bad = true;
-      }
-      if (bad) {
-        throw new InvalidIdempotencyKeyException(
-            String.format(
-                "%s contains a control or format character U+%04X at index %d", what, (int) c, i));
-      }
-    }
   }
 
   @Override

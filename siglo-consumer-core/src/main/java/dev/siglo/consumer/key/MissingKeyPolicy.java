@@ -1,5 +1,7 @@
 package dev.siglo.consumer.key;
 
+import dev.siglo.consumer.error.MissingIdempotencyKeyException;
+
 /** What happens to a message without an idempotency key. */
 public enum MissingKeyPolicy {
   /**

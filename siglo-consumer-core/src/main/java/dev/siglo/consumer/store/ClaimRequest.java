@@ -1,6 +1,6 @@
 package dev.siglo.consumer.store;
 
-import dev.siglo.consumer.internal.Durations;
+import dev.siglo.consumer.support.Durations;
 import java.time.Duration;
 
 /**

@@ -1,5 +1,6 @@
 package dev.siglo.consumer.store;
 
+import dev.siglo.consumer.error.IdempotencyLeaseLostException;
 import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Objects;

@@ -1,5 +1,10 @@
 package dev.siglo.consumer.store;
 
+import dev.siglo.consumer.error.IdempotencyKeyReuseException;
+import dev.siglo.consumer.error.IdempotencyLeaseLostException;
+import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
+import dev.siglo.consumer.error.InvalidIdempotencyKeyException;
+import dev.siglo.consumer.error.OutcomeTooLargeException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

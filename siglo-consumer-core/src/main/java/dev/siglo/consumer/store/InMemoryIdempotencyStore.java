@@ -1,7 +1,9 @@
 package dev.siglo.consumer.store;
 
-import dev.siglo.consumer.internal.Durations;
-import dev.siglo.consumer.key.IdempotencyKeys;
+import dev.siglo.consumer.error.IdempotencyKeyReuseException;
+import dev.siglo.consumer.error.IdempotencyLeaseLostException;
+import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
+import dev.siglo.consumer.support.Durations;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,7 +63,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
   @Override
   public ClaimResult claim(ClaimRequest request) {
-    String key = IdempotencyKeys.requireValidStoreKey(request.key());
+    String key = StoreKeys.requireValid(request.key());
     long now = clock.millis();
     if (!entries.containsKey(key) && entries.size() >= maxEntries) {
       makeRoom(now);
@@ -100,7 +102,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
   @Override
   public void complete(String key, ClaimToken token, Outcome outcome, Duration retention) {
-    IdempotencyKeys.requireValidStoreKey(key);
+    StoreKeys.requireValid(key);
     Objects.requireNonNull(token, "token");
     Objects.requireNonNull(outcome, "outcome");
     Durations.requirePositive(retention, "retention");
@@ -121,7 +123,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
   @Override
   public void fail(String key, ClaimToken token) {
-    IdempotencyKeys.requireValidStoreKey(key);
+    StoreKeys.requireValid(key);
     Objects.requireNonNull(token, "token");
     entries.compute(
         key,
@@ -133,7 +135,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
   @Override
   public Instant renewLease(String key, ClaimToken token, Duration lease) {
-    IdempotencyKeys.requireValidStoreKey(key);
+    StoreKeys.requireValid(key);
     Objects.requireNonNull(token, "token");
     Durations.requirePositive(lease, "lease");
     long now = clock.millis();
@@ -149,7 +151,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
   @Override
   public Optional<Outcome> getResult(String key) {
-    IdempotencyKeys.requireValidStoreKey(key);
+    StoreKeys.requireValid(key);
     Entry e = entries.get(key);
     if (e == null || e.outcome == null || e.expired(clock.millis())) {
       return Optional.empty();

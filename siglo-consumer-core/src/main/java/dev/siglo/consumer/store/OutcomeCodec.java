@@ -1,5 +1,8 @@
 package dev.siglo.consumer.store;
 
+import dev.siglo.consumer.error.OutcomeEncodingException;
+import dev.siglo.consumer.error.OutcomeTooLargeException;
+
 /**
  * Turns outcomes into bytes for storage and back. The default is {@link JsonOutcomeCodec}; Java
  * serialization is never used. Implementations must be thread-safe.

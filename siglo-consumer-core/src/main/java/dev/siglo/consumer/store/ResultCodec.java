@@ -2,6 +2,7 @@ package dev.siglo.consumer.store;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.siglo.consumer.error.OutcomeEncodingException;
 import java.util.Objects;
 
 /**

@@ -1,11 +1,11 @@
 package dev.siglo.consumer.engine;
 
+import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimStatus;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.IdempotencyStore;
-import dev.siglo.consumer.store.IdempotencyStoreUnavailableException;
 import dev.siglo.consumer.store.InMemoryIdempotencyStore;
 import dev.siglo.consumer.store.Outcome;
 import java.time.Duration;

@@ -3,7 +3,8 @@ package dev.siglo.consumer.key;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.siglo.consumer.store.InvalidIdempotencyKeyException;
+import dev.siglo.consumer.error.InvalidIdempotencyKeyException;
+import dev.siglo.consumer.store.StoreKeys;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.util.HexFormat;
@@ -147,7 +148,7 @@ class IdempotencyKeysTest {
             .build();
     String messageKey = keys.build("m".repeat(300));
     String stepKey = keys.scoped(messageKey, "s".repeat(64), "k".repeat(4000));
-    assertThat(IdempotencyKeys.requireValidStoreKey(stepKey)).isEqualTo(stepKey);
+    assertThat(StoreKeys.requireValid(stepKey)).isEqualTo(stepKey);
   }
 
   @Test

@@ -3,6 +3,8 @@ package dev.siglo.consumer.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.siglo.consumer.error.OutcomeEncodingException;
+import dev.siglo.consumer.error.OutcomeTooLargeException;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.Map;

@@ -1,9 +1,9 @@
 package dev.siglo.kafka.internal;
 
-import dev.siglo.consumer.SigloConfigurationException;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.engine.Disposition;
 import dev.siglo.consumer.engine.MessageProcessor;
+import dev.siglo.consumer.error.SigloConfigurationException;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;

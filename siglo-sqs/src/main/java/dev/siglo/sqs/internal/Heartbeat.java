@@ -1,8 +1,8 @@
 package dev.siglo.sqs.internal;
 
-import dev.siglo.consumer.internal.NamedThreads;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.consumer.support.NamedThreads;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;

@@ -1,7 +1,7 @@
 package dev.siglo.sqs.internal;
 
 import dev.siglo.consumer.classify.ErrorClass;
-import dev.siglo.consumer.internal.NamedThreads;
+import dev.siglo.consumer.support.NamedThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -1,12 +1,11 @@
 package dev.siglo.sqs.internal;
 
-import dev.siglo.consumer.SigloConfigurationException;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.engine.Disposition;
 import dev.siglo.consumer.engine.MessageProcessor;
-import dev.siglo.consumer.internal.NamedThreads;
-import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.consumer.support.NamedThreads;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -32,7 +31,7 @@ import software.amazon.awssdk.services.sqs.model.SqsException;
  * becomes a delete, a visibility change or a dead-letter send. Stopping releases unstarted messages
  * at once (visibility 0) and flushes pending deletes.
  */
-public final class SqsRuntime implements ClaimSink {
+public final class SqsRuntime {
   private static final Logger log = LoggerFactory.getLogger(SqsRuntime.class);
 
   private final SqsClient sqs;
@@ -45,8 +44,6 @@ public final class SqsRuntime implements ClaimSink {
   private final QueueActions actions;
   private final Heartbeat heartbeat;
   private final Map<String, ArrayDeque<Message>> groups = new HashMap<>();
-  private final Map<String, Heartbeat.Running> runningById =
-      new java.util.concurrent.ConcurrentHashMap<>();
   private final List<Thread> pollers = new ArrayList<>();
   private volatile boolean stopping;
 
@@ -90,15 +87,6 @@ public final class SqsRuntime implements ClaimSink {
       t.setDaemon(true);
       pollers.add(t);
       t.start();
-    }
-  }
-
-  @Override
-  public void claimed(String messageId, String key, String token) {
-    Heartbeat.Running r = runningById.get(messageId);
-    if (r != null && key != null && token != null) {
-      r.key = key;
-      r.token = new ClaimToken(token);
     }
   }
 
@@ -216,10 +204,15 @@ public final class SqsRuntime implements ClaimSink {
 
   private Disposition handle(Message m) {
     Heartbeat.Running running = heartbeat.start(m);
-    runningById.put(m.messageId(), running);
     try {
       dev.siglo.consumer.Message message = SqsMessages.toMessage(m, queueName);
-      Disposition d = processor.process(message);
+      Disposition d =
+          processor.process(
+              message,
+              (claimedMessage, key, token) -> {
+                running.key = key;
+                running.token = token;
+              });
       apply(m, d, message.deliveryAttempt());
       return d;
     } catch (RuntimeException e) {
@@ -231,7 +224,6 @@ public final class SqsRuntime implements ClaimSink {
       return new Disposition.NackRetry(settings.visibilityTimeout(), e, 0);
     } finally {
       heartbeat.stop(m);
-      runningById.remove(m.messageId());
       permits.release();
     }
   }

@@ -1,21 +1,21 @@
 package dev.siglo.store.postgres;
 
-import dev.siglo.consumer.internal.Durations;
-import dev.siglo.consumer.internal.NamedThreads;
-import dev.siglo.consumer.key.IdempotencyKeys;
+import dev.siglo.consumer.error.IdempotencyConflictException;
+import dev.siglo.consumer.error.IdempotencyKeyReuseException;
+import dev.siglo.consumer.error.IdempotencyLeaseLostException;
+import dev.siglo.consumer.error.InvalidIdempotencyKeyException;
+import dev.siglo.consumer.error.OutcomeTooLargeException;
 import dev.siglo.consumer.store.BatchClaimResult;
 import dev.siglo.consumer.store.BatchCompleteResult;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.CompleteRequest;
-import dev.siglo.consumer.store.IdempotencyConflictException;
-import dev.siglo.consumer.store.IdempotencyKeyReuseException;
-import dev.siglo.consumer.store.IdempotencyLeaseLostException;
 import dev.siglo.consumer.store.IdempotencyStore;
-import dev.siglo.consumer.store.InvalidIdempotencyKeyException;
 import dev.siglo.consumer.store.Outcome;
-import dev.siglo.consumer.store.OutcomeTooLargeException;
+import dev.siglo.consumer.store.StoreKeys;
+import dev.siglo.consumer.support.Durations;
+import dev.siglo.consumer.support.NamedThreads;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -103,7 +103,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
   @Override
   public ClaimResult claim(ClaimRequest request) {
-    String key = IdempotencyKeys.requireValidStoreKey(request.key());
+    String key = StoreKeys.requireValid(request.key());
     return run("claim", c -> claimOne(c, request, key));
   }
 
@@ -173,7 +173,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     Map<ClaimRequest, RuntimeException> invalid = new HashMap<>();
     for (ClaimRequest r : requests) {
       try {
-        valid.put(IdempotencyKeys.requireValidStoreKey(r.key()), r);
+        valid.put(StoreKeys.requireValid(r.key()), r);
       } catch (InvalidIdempotencyKeyException e) {
         invalid.put(r, e);
       }
@@ -275,7 +275,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
   @Override
   public void complete(String key, ClaimToken token, Outcome outcome, Duration retention) {
-    IdempotencyKeys.requireValidStoreKey(key);
+    StoreKeys.requireValid(key);
     Objects.requireNonNull(token, "token");
     Durations.requirePositive(retention, "retention");
     byte[] encoded = config.codec().encode(Objects.requireNonNull(outcome, "outcome"));
@@ -305,7 +305,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     for (int i = 0; i < requests.size(); i++) {
       CompleteRequest r = requests.get(i);
       try {
-        IdempotencyKeys.requireValidStoreKey(r.key());
+        StoreKeys.requireValid(r.key());
         encoded.add(config.codec().encode(r.outcome()));
         sent.add(i);
       } catch (InvalidIdempotencyKeyException | OutcomeTooLargeException e) {
@@ -364,7 +364,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
   @Override
   public void fail(String key, ClaimToken token) {
-    IdempotencyKeys.requireValidStoreKey(key);
+    StoreKeys.requireValid(key);
     Objects.requireNonNull(token, "token");
     int deleted =
         run(
@@ -383,7 +383,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
   @Override
   public Instant renewLease(String key, ClaimToken token, Duration lease) {
-    IdempotencyKeys.requireValidStoreKey(key);
+    StoreKeys.requireValid(key);
     Objects.requireNonNull(token, "token");
     Durations.requirePositive(lease, "lease");
     Long until =
@@ -408,7 +408,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
   @Override
   public Optional<Outcome> getResult(String key) {
-    IdempotencyKeys.requireValidStoreKey(key);
+    StoreKeys.requireValid(key);
     byte[] outcome =
         run(
             "getResult",

@@ -1,9 +1,9 @@
 package dev.siglo.store.postgres;
 
-import dev.siglo.consumer.SigloConfigurationException;
-import dev.siglo.consumer.internal.Durations;
+import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.store.JsonOutcomeCodec;
 import dev.siglo.consumer.store.OutcomeCodec;
+import dev.siglo.consumer.support.Durations;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;

@@ -1,9 +1,9 @@
 package dev.siglo.store.postgres;
 
-import dev.siglo.consumer.SigloConfigurationException;
-import dev.siglo.consumer.SigloException;
-import dev.siglo.consumer.store.IdempotencyConflictException;
-import dev.siglo.consumer.store.IdempotencyStoreUnavailableException;
+import dev.siglo.consumer.error.IdempotencyConflictException;
+import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
+import dev.siglo.consumer.error.SigloConfigurationException;
+import dev.siglo.consumer.error.SigloException;
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;

@@ -1,16 +1,16 @@
 package dev.siglo.store.postgres;
 
 import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.StepDeclinedException;
 import dev.siglo.consumer.classify.Classification;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.classify.ErrorClassifier;
-import dev.siglo.consumer.internal.Declines;
-import dev.siglo.consumer.step.StepDeclinedException;
+import dev.siglo.consumer.error.IdempotencyConflictException;
+import dev.siglo.consumer.error.IdempotencyLeaseLostException;
+import dev.siglo.consumer.spi.Declines;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;
-import dev.siglo.consumer.store.IdempotencyConflictException;
-import dev.siglo.consumer.store.IdempotencyLeaseLostException;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.store.ResultCodec;
 import java.sql.Connection;

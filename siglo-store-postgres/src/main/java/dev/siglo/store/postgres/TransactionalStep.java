@@ -3,6 +3,7 @@ package dev.siglo.store.postgres;
 import dev.siglo.consumer.HandlerContext;
 import dev.siglo.consumer.IdempotencyOptions;
 import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.spi.StepContext;
 import java.util.Objects;
 import java.util.function.Function;
 
@@ -24,7 +25,7 @@ import java.util.function.Function;
  * concurrent duplicate waits on the row lock and settles on the committed outcome (up to the
  * options' {@code settleTimeout}, then {@code IdempotencyConflictException}). A permanent failure
  * rolls the user's writes back and commits a cached decline; a transient one rolls everything back.
- * The key is built like a core step's key ({@link HandlerContext#stepKey}). Immutable; thread-safe
+ * The key is built like a core step's key ({@link StepContext#stepKey}). Immutable; thread-safe
  * when the functions are.
  *
  * @param <I> the input type
@@ -141,10 +142,11 @@ public final class TransactionalStep<I, R> {
       throw new IllegalStateException(
           "transactional step '" + name + "' is not idempotent: call idempotent(...)");
     }
-    String key = context.stepKey(name, keyFunction.apply(input), absoluteKey);
-    ErrorClassifier effective = classifier != null ? classifier : context.classifier();
+    StepContext steps = StepContext.of(context);
+    String key = steps.stepKey(name, keyFunction.apply(input), absoluteKey);
+    ErrorClassifier effective = classifier != null ? classifier : steps.classifier();
     return new TransactionalRunner(store)
-        .run(key, name, options, effective, context.resultCodec(), resultType, body, input);
+        .run(key, name, options, effective, steps.resultCodec(), resultType, body, input);
   }
 
   /**

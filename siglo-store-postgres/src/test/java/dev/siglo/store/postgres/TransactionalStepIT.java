@@ -5,12 +5,12 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.siglo.consumer.HandlerContext;
-import dev.siglo.consumer.PermanentException;
-import dev.siglo.consumer.TransientException;
+import dev.siglo.consumer.StepDeclinedException;
 import dev.siglo.consumer.engine.Disposition;
 import dev.siglo.consumer.engine.MessageProcessor;
-import dev.siglo.consumer.step.StepDeclinedException;
-import dev.siglo.consumer.store.OutcomeTooLargeException;
+import dev.siglo.consumer.error.OutcomeTooLargeException;
+import dev.siglo.consumer.error.PermanentException;
+import dev.siglo.consumer.error.TransientException;
 import dev.siglo.testkit.PostgresServerExtension;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

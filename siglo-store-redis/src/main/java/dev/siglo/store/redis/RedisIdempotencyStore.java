@@ -1,21 +1,21 @@
 package dev.siglo.store.redis;
 
-import dev.siglo.consumer.SigloConfigurationException;
-import dev.siglo.consumer.internal.Durations;
-import dev.siglo.consumer.key.IdempotencyKeys;
+import dev.siglo.consumer.error.IdempotencyKeyReuseException;
+import dev.siglo.consumer.error.IdempotencyLeaseLostException;
+import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
+import dev.siglo.consumer.error.InvalidIdempotencyKeyException;
+import dev.siglo.consumer.error.OutcomeTooLargeException;
+import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.store.BatchClaimResult;
 import dev.siglo.consumer.store.BatchCompleteResult;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.CompleteRequest;
-import dev.siglo.consumer.store.IdempotencyKeyReuseException;
-import dev.siglo.consumer.store.IdempotencyLeaseLostException;
 import dev.siglo.consumer.store.IdempotencyStore;
-import dev.siglo.consumer.store.IdempotencyStoreUnavailableException;
-import dev.siglo.consumer.store.InvalidIdempotencyKeyException;
 import dev.siglo.consumer.store.Outcome;
-import dev.siglo.consumer.store.OutcomeTooLargeException;
+import dev.siglo.consumer.store.StoreKeys;
+import dev.siglo.consumer.support.Durations;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -313,7 +313,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   private byte[] redisKey(String key) {
-    IdempotencyKeys.requireValidStoreKey(key);
+    StoreKeys.requireValid(key);
     byte[] k = bytes(key);
     byte[] full = new byte[prefix.length + k.length];
     System.arraycopy(prefix, 0, full, 0, prefix.length);

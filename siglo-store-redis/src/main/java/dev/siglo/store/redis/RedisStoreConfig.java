@@ -1,8 +1,8 @@
 package dev.siglo.store.redis;
 
-import dev.siglo.consumer.internal.Durations;
 import dev.siglo.consumer.store.JsonOutcomeCodec;
 import dev.siglo.consumer.store.OutcomeCodec;
+import dev.siglo.consumer.support.Durations;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Objects;

@@ -1,6 +1,6 @@
 package dev.siglo.store.redis;
 
-import dev.siglo.consumer.internal.CoalescingIdempotencyStore;
+import dev.siglo.consumer.store.CoalescingIdempotencyStore;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.testkit.IdempotencyStoreContract;
 import dev.siglo.testkit.MutableClock;

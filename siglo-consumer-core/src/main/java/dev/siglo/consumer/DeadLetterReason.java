@@ -1,0 +1,20 @@
+package dev.siglo.consumer;
+
+/** Why a message goes to the dead-letter destination. */
+public enum DeadLetterReason {
+  /** The payload could not be decoded (or fingerprinted). */
+  POISON_PAYLOAD,
+  /** No idempotency key where the extractor looked, or the extractor failed. */
+  MISSING_KEY,
+  /** The key is hostile or invalid (too long, control characters). */
+  INVALID_KEY,
+  /** The key was used before with a different payload. */
+  KEY_REUSE,
+  /** A transient failure persisted through the maximum number of deliveries. */
+  RETRIES_EXHAUSTED,
+  /**
+   * A permanent failure outside the handler: the store rejected the key or holds a record it cannot
+   * read. Nothing is cached; the message needs an operator.
+   */
+  UNPROCESSABLE
+}

@@ -1,0 +1,315 @@
+package dev.siglo.consumer.engine;
+
+import dev.siglo.consumer.DeadLetterReason;
+import dev.siglo.consumer.Message;
+import dev.siglo.consumer.MessageHook;
+import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.classify.ErrorClass;
+import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.error.IdempotencyConflictException;
+import dev.siglo.consumer.error.IdempotencyKeyReuseException;
+import dev.siglo.consumer.error.InvalidIdempotencyKeyException;
+import dev.siglo.consumer.error.MissingIdempotencyKeyException;
+import dev.siglo.consumer.error.PayloadDecodingException;
+import dev.siglo.consumer.event.SigloEvent;
+import dev.siglo.consumer.key.MissingKeyPolicy;
+import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.store.Outcome;
+import io.github.resilience4j.core.IntervalFunction;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import java.time.Duration;
+import java.util.Optional;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine behind {@link MessageProcessor}: decode, extract and build the key, then claim and run
+ * the handler through the {@link IdempotentInvoker}, with in-process retries of transient failures
+ * (resilience4j {@link Retry}) and a broker-neutral {@link Disposition} at the end. Thread-safe.
+ *
+ * @param <T> the decoded payload type
+ */
+public final class DefaultMessageProcessor<T> implements MessageProcessor {
+  private static final Logger log = LoggerFactory.getLogger(DefaultMessageProcessor.class);
+
+  private final MessageProcessorConfig<T> config;
+  private final IdempotentInvoker invoker;
+  private final EventSink events;
+  private final Retry retry;
+  private final IntervalFunction redeliveryBackoff;
+  private final ErrorClassifier classifier;
+
+  /**
+   * @param config the configuration
+   */
+  public DefaultMessageProcessor(MessageProcessorConfig<T> config) {
+    this.config = config;
+    this.invoker = new IdempotentInvoker(config.store(), config.resultCodec());
+    this.events = new EventSink(config.listeners());
+    this.classifier = config.classifier();
+    RetrySettings r = config.retry();
+    this.retry =
+        Retry.of(
+            config.name(),
+            RetryConfig.custom()
+                .maxAttempts(r.maxAttempts())
+                .intervalFunction(backoff(r.initialBackoff(), r.maxBackoff(), r))
+                .retryOnException(e -> classifier.classify(e) == ErrorClass.TRANSIENT)
+                .build());
+    this.redeliveryBackoff = backoff(r.initialRedeliveryBackoff(), r.maxRedeliveryBackoff(), r);
+  }
+
+  private static IntervalFunction backoff(Duration initial, Duration max, RetrySettings r) {
+    return r.jitter() == 0.0
+        ? IntervalFunction.ofExponentialBackoff(initial, r.multiplier(), max)
+        : IntervalFunction.ofExponentialRandomBackoff(initial, r.multiplier(), r.jitter(), max);
+  }
+
+  @Override
+  public Disposition process(Message message, ClaimListener claims) {
+    T value;
+    try {
+      value = config.decoder().decode(message);
+    } catch (Exception e) {
+      return deadLetter(
+          message,
+          null,
+          DeadLetterReason.POISON_PAYLOAD,
+          new PayloadDecodingException("payload of " + message + " could not be decoded: " + e, e),
+          0);
+    }
+    String rawKey;
+    try {
+      rawKey = config.keyExtractor().extract(message, value).filter(k -> !k.isBlank()).orElse(null);
+    } catch (Exception e) {
+      return deadLetter(
+          message,
+          null,
+          DeadLetterReason.MISSING_KEY,
+          new MissingIdempotencyKeyException(
+              "key extractor ("
+                  + config.keyExtractor().describe()
+                  + ") failed on "
+                  + message
+                  + ": "
+                  + e,
+              e),
+          0);
+    }
+    if (rawKey == null) {
+      if (config.missingKeyPolicy() == MissingKeyPolicy.REJECT) {
+        return deadLetter(
+            message,
+            null,
+            DeadLetterReason.MISSING_KEY,
+            new MissingIdempotencyKeyException(
+                "no idempotency key in " + config.keyExtractor().describe() + " of " + message),
+            0);
+      }
+      return withRetries(message, null, attempt -> runUnkeyed(message, value, attempt));
+    }
+    String key;
+    try {
+      key = config.keys().build(rawKey);
+    } catch (InvalidIdempotencyKeyException e) {
+      return deadLetter(message, null, DeadLetterReason.INVALID_KEY, e, 0);
+    }
+    String fingerprint;
+    try {
+      fingerprint = config.fingerprint().fingerprint(message, value);
+    } catch (Exception e) {
+      return deadLetter(
+          message,
+          key,
+          DeadLetterReason.POISON_PAYLOAD,
+          new PayloadDecodingException(
+              "payload of " + message + " could not be fingerprinted: " + e, e),
+          0);
+    }
+    return withRetries(
+        message, key, attempt -> runKeyed(message, value, key, fingerprint, attempt, claims));
+  }
+
+  @FunctionalInterface
+  private interface Attempt {
+    Disposition run(int attempt) throws Exception;
+  }
+
+  private Disposition withRetries(Message message, String key, Attempt body) {
+    Retry.Context<Disposition> context = retry.context();
+    for (int attempt = 1; ; attempt++) {
+      try {
+        Disposition d = body.run(attempt);
+        context.onComplete();
+        return d;
+      } catch (Exception e) {
+        if (e instanceof IdempotencyConflictException && events.enabled()) {
+          events.emit(new SigloEvent.Conflict(message, key, config.options().settleTimeout()));
+        }
+        if (classifier.classify(e) == ErrorClass.PERMANENT) {
+          // the invoker turns permanent failures of the handler into cached declines; what arrives
+          // here failed outside it (the store rejected the key or cannot read the record)
+          return deadLetter(
+              message, key, DeadLetterReason.UNPROCESSABLE, ErrorClass.PERMANENT, e, attempt);
+        }
+        if (Thread.currentThread().isInterrupted()) {
+          return nack(message, key, e, attempt);
+        }
+        long start = System.nanoTime();
+        try {
+          context.onError(e);
+        } catch (Exception exhausted) {
+          return Thread.currentThread().isInterrupted()
+              ? nack(message, key, e, attempt)
+              : nackOrDeadLetter(message, key, e, attempt);
+        }
+        if (Thread.currentThread().isInterrupted()) {
+          return nack(message, key, e, attempt);
+        }
+        log.debug(
+            "{} key '{}': attempt {} failed transiently ({}); retrying",
+            message,
+            key,
+            attempt,
+            e.toString());
+        if (events.enabled()) {
+          events.emit(
+              new SigloEvent.Retried(
+                  message, key, attempt, e, Duration.ofNanos(System.nanoTime() - start), false));
+        }
+      }
+    }
+  }
+
+  private Disposition runKeyed(
+      Message message, T value, String key, String fingerprint, int attempt, ClaimListener claims)
+      throws Exception {
+    long[] handlerNanos = new long[1];
+    Invocation<Object> result;
+    try {
+      result =
+          invoker.invoke(
+              key,
+              fingerprint,
+              config.options(),
+              classifier,
+              token -> {
+                claims.claimed(message, key, token);
+                return runHandler(message, value, key, token, attempt, handlerNanos);
+              });
+    } catch (IdempotencyKeyReuseException e) {
+      return deadLetter(message, key, DeadLetterReason.KEY_REUSE, e, attempt);
+    }
+    if (result instanceof Invocation.Executed<Object> executed) {
+      log.debug("{} key '{}': processed", message, key);
+      if (events.enabled()) {
+        events.emit(new SigloEvent.Processed(message, key, Duration.ofNanos(handlerNanos[0])));
+      }
+      return new Disposition.Ack(Disposition.AckReason.PROCESSED, executed.outcome());
+    }
+    if (result instanceof Invocation.DeclinedNow<Object> declined) {
+      log.info(
+          "{} key '{}': declined permanently: {}", message, key, declined.decline().errorType());
+      if (events.enabled()) {
+        events.emit(new SigloEvent.Declined(message, key, declined.decline(), false));
+      }
+      return new Disposition.AckDeclined(declined.decline(), false, declined.cause());
+    }
+    Invocation.Replayed<Object> replayed = (Invocation.Replayed<Object>) result;
+    Outcome outcome = replayed.outcome();
+    if (outcome instanceof Outcome.Declined decline) {
+      log.debug("{} key '{}': duplicate of a declined message; decline replayed", message, key);
+      if (events.enabled()) {
+        events.emit(new SigloEvent.Declined(message, key, decline, true));
+      }
+      return new Disposition.AckDeclined(decline, true, null);
+    }
+    log.debug("{} key '{}': duplicate; cached result returned", message, key);
+    if (events.enabled()) {
+      events.emit(new SigloEvent.Duplicate(message, key, outcome, replayed.settled()));
+    }
+    return new Disposition.Ack(Disposition.AckReason.DUPLICATE, (Outcome.Success) outcome);
+  }
+
+  private Disposition runUnkeyed(Message message, T value, int attempt) throws Exception {
+    long[] handlerNanos = new long[1];
+    Invocation<Object> result =
+        invoker.invokeUnclaimed(
+            classifier, token -> runHandler(message, value, null, null, attempt, handlerNanos));
+    if (result instanceof Invocation.DeclinedNow<Object> declined) {
+      if (events.enabled()) {
+        events.emit(new SigloEvent.Declined(message, null, declined.decline(), false));
+      }
+      return new Disposition.AckDeclined(declined.decline(), false, declined.cause());
+    }
+    if (events.enabled()) {
+      events.emit(new SigloEvent.Processed(message, null, Duration.ofNanos(handlerNanos[0])));
+    }
+    return new Disposition.Ack(
+        Disposition.AckReason.UNKEYED, ((Invocation.Executed<Object>) result).outcome());
+  }
+
+  private Object runHandler(
+      Message message, T value, String key, ClaimToken token, int attempt, long[] handlerNanos)
+      throws Exception {
+    long start = System.nanoTime();
+    DefaultHandlerContext context =
+        new DefaultHandlerContext(
+            message, key, token, attempt, invoker, config.keys(), classifier, config.resultCodec());
+    Object result = config.handler().handle(value, context);
+    for (MessageHook hook : config.hooks()) {
+      hook.after(message, result);
+    }
+    handlerNanos[0] = System.nanoTime() - start;
+    return result;
+  }
+
+  private Disposition nackOrDeadLetter(Message message, String key, Exception cause, int attempts) {
+    if (message.deliveryAttempt() >= config.retry().maxDeliveries()) {
+      return deadLetter(
+          message, key, DeadLetterReason.RETRIES_EXHAUSTED, ErrorClass.TRANSIENT, cause, attempts);
+    }
+    return nack(message, key, cause, attempts);
+  }
+
+  /** Redeliver later. Also the answer when the worker is interrupted: a stop never dead-letters. */
+  private Disposition nack(Message message, String key, Exception cause, int attempts) {
+    Duration delay = Duration.ofMillis(redeliveryBackoff.apply(message.deliveryAttempt()));
+    log.info(
+        "{} key '{}': transient failure after {} attempt(s) ({}); redeliver in {}",
+        message,
+        key,
+        attempts,
+        cause.toString(),
+        delay);
+    if (events.enabled()) {
+      events.emit(new SigloEvent.Retried(message, key, attempts, cause, delay, true));
+    }
+    return new Disposition.NackRetry(delay, cause, attempts);
+  }
+
+  private Disposition deadLetter(
+      Message message, String key, DeadLetterReason reason, Exception cause, int attempts) {
+    return deadLetter(message, key, reason, ErrorClass.PERMANENT, cause, attempts);
+  }
+
+  private Disposition deadLetter(
+      Message message,
+      String key,
+      DeadLetterReason reason,
+      ErrorClass errorClass,
+      Exception cause,
+      int attempts) {
+    log.warn(
+        "{} key '{}': dead-lettered ({}): {}",
+        message,
+        Optional.ofNullable(key).orElse("-"),
+        reason,
+        cause.getMessage());
+    if (events.enabled()) {
+      events.emit(new SigloEvent.DeadLettered(message, key, reason, errorClass, cause));
+    }
+    return new Disposition.DeadLetter(reason, errorClass, cause, attempts);
+  }
+}

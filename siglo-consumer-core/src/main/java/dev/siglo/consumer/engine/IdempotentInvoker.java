@@ -1,0 +1,212 @@
+package dev.siglo.consumer.engine;
+
+import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.classify.Classification;
+import dev.siglo.consumer.classify.ErrorClass;
+import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.error.IdempotencyConflictException;
+import dev.siglo.consumer.error.IdempotencyLeaseLostException;
+import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
+import dev.siglo.consumer.error.OutcomeEncodingException;
+import dev.siglo.consumer.error.OutcomeTooLargeException;
+import dev.siglo.consumer.spi.Declines;
+import dev.siglo.consumer.store.ClaimRequest;
+import dev.siglo.consumer.store.ClaimResult;
+import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.consumer.store.Outcome;
+import dev.siglo.consumer.store.ResultCodec;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The atomic lifecycle of one idempotent unit (a message or a step): claim, wait-and-settle, run
+ * the body (which includes its {@code onAfter} hooks), then complete with the success, complete
+ * with a decline (permanent), or release the claim and rethrow (transient). Stateless and
+ * thread-safe.
+ */
+final class IdempotentInvoker {
+  private static final Logger log = LoggerFactory.getLogger(IdempotentInvoker.class);
+  private static final long FIRST_COMPLETION_BACKOFF_MS = 10;
+  private static final long MAX_COMPLETION_BACKOFF_MS = 1_000;
+
+  private final IdempotencyStore store;
+  private final ResultCodec codec;
+
+  IdempotentInvoker(IdempotencyStore store, ResultCodec codec) {
+    this.store = store;
+    this.codec = codec;
+  }
+
+  /** The work done while holding a claim; the token is {@code null} without a claim. */
+  @FunctionalInterface
+  interface Body<R> {
+    R run(ClaimToken token) throws Exception;
+  }
+
+  /**
+   * Runs the body at most once per completed key.
+   *
+   * @throws Exception a transient failure of the body (claim released), or of the store; {@link
+   *     IdempotencyConflictException} when an in-flight duplicate did not settle; key reuse
+   */
+  <R> Invocation<R> invoke(
+      String key,
+      String fingerprint,
+      IdempotencyOptions options,
+      ErrorClassifier classifier,
+      Body<R> body)
+      throws Exception {
+    ClaimRequest request = new ClaimRequest(key, fingerprint, options.lease());
+    ClaimResult claim = store.claim(request);
+    boolean settled = false;
+    if (claim instanceof ClaimResult.InProgress) {
+      claim = settle(request, options);
+      settled = true;
+    }
+    if (claim instanceof ClaimResult.Completed completed) {
+      return new Invocation.Replayed<>(completed.outcome(), settled);
+    }
+    ClaimToken token = ((ClaimResult.Claimed) claim).token();
+    R value;
+    try {
+      value = body.run(token);
+    } catch (Exception e) {
+      return onFailure(key, token, options, classifier, e);
+    } catch (Error e) {
+      release(key, token);
+      throw e;
+    }
+    Outcome.Success success;
+    try {
+      success = new Outcome.Success(codec.encode(value));
+      completeRetrying(key, token, success, options.ttl());
+    } catch (OutcomeEncodingException | OutcomeTooLargeException e) {
+      return onFailure(key, token, options, classifier, e);
+    }
+    return new Invocation.Executed<>(value, success);
+  }
+
+  /** Runs the body without a claim (a message processed without idempotency). */
+  <R> Invocation<R> invokeUnclaimed(ErrorClassifier classifier, Body<R> body) throws Exception {
+    R value;
+    String json;
+    try {
+      value = body.run(null);
+      json = codec.encode(value);
+    } catch (Exception e) {
+      Classification c = classifier.classifyDetailed(e);
+      if (c.errorClass() == ErrorClass.PERMANENT) {
+        return new Invocation.DeclinedNow<>(Declines.of(c), e);
+      }
+      throw e;
+    }
+    return new Invocation.Executed<>(value, new Outcome.Success(json));
+  }
+
+  private <R> Invocation<R> onFailure(
+      String key,
+      ClaimToken token,
+      IdempotencyOptions options,
+      ErrorClassifier classifier,
+      Exception failure)
+      throws Exception {
+    Classification c = classifier.classifyDetailed(failure);
+    if (c.errorClass() != ErrorClass.PERMANENT) {
+      release(key, token);
+      throw failure;
+    }
+    Outcome.Declined decline = Declines.of(c);
+    try {
+      completeRetrying(key, token, decline, options.ttl());
+    } catch (OutcomeTooLargeException | OutcomeEncodingException e) {
+      decline = Declines.minimal(c, e);
+      completeRetrying(key, token, decline, options.ttl());
+    }
+    return new Invocation.DeclinedNow<>(decline, failure);
+  }
+
+  /** The first wait of a settling duplicate; later waits double up to the poll interval. */
+  static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
+
+  private ClaimResult settle(ClaimRequest request, IdempotencyOptions options) {
+    long waitNanos = options.settleTimeout().toNanos();
+    long maxPollNanos = options.pollInterval().toNanos();
+    long pollNanos = Math.min(FIRST_POLL_NANOS, maxPollNanos);
+    long start = System.nanoTime();
+    while (true) {
+      long remaining = waitNanos - (System.nanoTime() - start);
+      if (remaining <= 0) {
+        throw conflict(request, options.settleTimeout());
+      }
+      try {
+        TimeUnit.NANOSECONDS.sleep(Math.min(pollNanos, remaining));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw conflict(request, Duration.ofNanos(System.nanoTime() - start));
+      }
+      ClaimResult claim = store.claim(request);
+      if (!(claim instanceof ClaimResult.InProgress)) {
+        return claim;
+      }
+      pollNanos = Math.min(maxPollNanos, pollNanos * 2);
+    }
+  }
+
+  private static IdempotencyConflictException conflict(ClaimRequest request, Duration waited) {
+    return new IdempotencyConflictException(
+        "key '"
+            + request.key()
+            + "' is in progress in another execution and did not settle within "
+            + waited);
+  }
+
+  /**
+   * Completes, retrying while the store is unavailable: after the body ran, giving up would repeat
+   * its side effects. Stops when the thread is interrupted (the claim then expires with its lease).
+   */
+  private void completeRetrying(String key, ClaimToken token, Outcome outcome, Duration ttl) {
+    long backoff = FIRST_COMPLETION_BACKOFF_MS;
+    while (true) {
+      try {
+        store.complete(key, token, outcome, ttl);
+        return;
+      } catch (IdempotencyLeaseLostException e) {
+        log.warn(
+            "key '{}' ran past its lease and another execution took it over: its effects may have"
+                + " run twice; lengthen the lease or renew it ({})",
+            key,
+            e.getMessage());
+        throw e;
+      } catch (IdempotencyStoreUnavailableException e) {
+        log.warn(
+            "completing key '{}' failed (store unavailable: {}); retrying in {} ms",
+            key,
+            e.getMessage(),
+            backoff);
+        try {
+          TimeUnit.MILLISECONDS.sleep(backoff);
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw e;
+        }
+        backoff = Math.min(backoff * 2, MAX_COMPLETION_BACKOFF_MS);
+      }
+    }
+  }
+
+  private void release(String key, ClaimToken token) {
+    try {
+      store.fail(key, token);
+    } catch (IdempotencyLeaseLostException e) {
+      log.debug("claim on key '{}' was already lost when releasing it", key);
+    } catch (RuntimeException e) {
+      log.warn(
+          "releasing the claim on key '{}' failed ({}); it blocks retries until its lease expires",
+          key,
+          e.toString());
+    }
+  }
+}
