@@ -30,7 +30,7 @@ import org.slf4j.LoggerFactory;
  *
  * @param <T> the decoded payload type
  */
-public final class DefaultMessageProcessor<T> implements MessageProcessor {
+final class DefaultMessageProcessor<T> implements MessageProcessor {
   private static final Logger log = LoggerFactory.getLogger(DefaultMessageProcessor.class);
 
   private final MessageProcessorConfig<T> config;
@@ -43,7 +43,7 @@ public final class DefaultMessageProcessor<T> implements MessageProcessor {
   /**
    * @param config the configuration
    */
-  public DefaultMessageProcessor(MessageProcessorConfig<T> config) {
+  DefaultMessageProcessor(MessageProcessorConfig<T> config) {
     this.config = config;
     this.invoker = new IdempotentInvoker(config.store(), config.resultCodec());
     this.events = new EventSink(config.listeners());

@@ -1,7 +1,5 @@
 package dev.siglo.consumer.error;
 
-import dev.siglo.consumer.store.ClaimToken;
-
 /**
  * The caller's claim is no longer held by its token: its lease expired and another caller took it
  * over, or it was released or completed. The store changed nothing. Transient: a retry finds the
@@ -27,21 +25,5 @@ public class IdempotencyLeaseLostException extends TransientException {
    */
   public IdempotencyLeaseLostException(String message, Throwable cause) {
     super(message, cause);
-  }
-
-  /**
-   * The exception a store throws when a token does not hold a key's claim.
-   *
-   * @param key the key
-   * @param token the token that tried to complete, fail or renew
-   * @return the exception, naming the key and the token
-   */
-  public static IdempotencyLeaseLostException notHeld(String key, ClaimToken token) {
-    return new IdempotencyLeaseLostException(
-        "claim on key '"
-            + key
-            + "' is not held by token "
-            + token
-            + " (released, completed or taken over)");
   }
 }

@@ -1,11 +1,9 @@
 package dev.siglo.consumer.error;
 
-import dev.siglo.consumer.key.MissingKeyPolicy;
-
 /**
  * A message with no idempotency key where the key extractor looked (or whose extractor failed).
- * Permanent: with the default {@link MissingKeyPolicy#REJECT} the message is dead-lettered with
- * this reason.
+ * Permanent: with the default {@link dev.siglo.consumer.key.MissingKeyPolicy#REJECT} the message is
+ * dead-lettered with this reason.
  */
 public class MissingIdempotencyKeyException extends PermanentException {
   private static final long serialVersionUID = 1L;

@@ -1,10 +1,9 @@
 package dev.siglo.consumer.error;
 
-import dev.siglo.consumer.PayloadDecoder;
-
 /**
- * A message payload that the configured {@link PayloadDecoder} could not decode: a poison message.
- * Permanent: the message is dead-lettered with this reason and never handed to the handler.
+ * A message payload that the configured {@link dev.siglo.consumer.PayloadDecoder} could not decode:
+ * a poison message. Permanent: the message is dead-lettered with this reason and never handed to
+ * the handler.
  */
 public class PayloadDecodingException extends PermanentException {
   private static final long serialVersionUID = 1L;

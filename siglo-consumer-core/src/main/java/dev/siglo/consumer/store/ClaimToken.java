@@ -44,4 +44,19 @@ public record ClaimToken(String value) {
   public String toString() {
     return value;
   }
+
+  /**
+   * The failure of a fenced operation on a key this token no longer holds.
+   *
+   * @param key the key
+   * @return the exception to throw
+   */
+  public IdempotencyLeaseLostException notHeldOn(String key) {
+    return new IdempotencyLeaseLostException(
+        "claim on key '"
+            + key
+            + "' is not held by token "
+            + this
+            + " (released, completed or taken over)");
+  }
 }

@@ -1,7 +1,6 @@
 package dev.siglo.consumer.store;
 
 import dev.siglo.consumer.error.IdempotencyKeyReuseException;
-import dev.siglo.consumer.error.IdempotencyLeaseLostException;
 import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
 import dev.siglo.consumer.support.Durations;
 import java.time.Clock;
@@ -227,7 +226,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
   private static void requireHeldBy(String key, Entry e, ClaimToken token) {
     if (e == null || e.outcome != null || !e.token.equals(token)) {
-      throw IdempotencyLeaseLostException.notHeld(key, token);
+      throw token.notHeldOn(key);
     }
   }
 

@@ -2,7 +2,6 @@ package dev.siglo.store.postgres;
 
 import dev.siglo.consumer.error.IdempotencyConflictException;
 import dev.siglo.consumer.error.IdempotencyKeyReuseException;
-import dev.siglo.consumer.error.IdempotencyLeaseLostException;
 import dev.siglo.consumer.error.InvalidIdempotencyKeyException;
 import dev.siglo.consumer.error.OutcomeTooLargeException;
 import dev.siglo.consumer.store.BatchClaimResult;
@@ -281,7 +280,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     byte[] encoded = config.codec().encode(Objects.requireNonNull(outcome, "outcome"));
     int updated = run("complete", c -> completeIn(c, key, token, encoded, retention));
     if (updated == 0) {
-      throw IdempotencyLeaseLostException.notHeld(key, token);
+      throw token.notHeldOn(key);
     }
   }
 
@@ -321,8 +320,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
       out[i] =
           completed.contains(r.key())
               ? BatchCompleteResult.done(r)
-              : BatchCompleteResult.failed(
-                  r, IdempotencyLeaseLostException.notHeld(r.key(), r.token()));
+              : BatchCompleteResult.failed(r, r.token().notHeldOn(r.key()));
     }
     return List.of(out);
   }
@@ -377,7 +375,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
               }
             });
     if (deleted == 0) {
-      throw IdempotencyLeaseLostException.notHeld(key, token);
+      throw token.notHeldOn(key);
     }
   }
 
@@ -401,7 +399,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
               }
             });
     if (until == null) {
-      throw IdempotencyLeaseLostException.notHeld(key, token);
+      throw token.notHeldOn(key);
     }
     return Instant.ofEpochMilli(until);
   }

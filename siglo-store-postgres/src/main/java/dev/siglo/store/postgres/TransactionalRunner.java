@@ -6,7 +6,6 @@ import dev.siglo.consumer.classify.Classification;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.error.IdempotencyConflictException;
-import dev.siglo.consumer.error.IdempotencyLeaseLostException;
 import dev.siglo.consumer.spi.Declines;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
@@ -102,7 +101,7 @@ final class TransactionalRunner {
       throws SQLException {
     byte[] encoded = store.config().codec().encode(outcome);
     if (store.completeIn(c, key, token, encoded, ttl) != 1) {
-      throw IdempotencyLeaseLostException.notHeld(key, token);
+      throw token.notHeldOn(key);
     }
   }
 

@@ -1,7 +1,6 @@
 package dev.siglo.store.redis;
 
 import dev.siglo.consumer.error.IdempotencyKeyReuseException;
-import dev.siglo.consumer.error.IdempotencyLeaseLostException;
 import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
 import dev.siglo.consumer.error.InvalidIdempotencyKeyException;
 import dev.siglo.consumer.error.OutcomeTooLargeException;
@@ -228,8 +227,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
       out[sent.get(s)] =
           Long.valueOf(1L).equals(answers.get(s))
               ? BatchCompleteResult.done(r)
-              : BatchCompleteResult.failed(
-                  r, IdempotencyLeaseLostException.notHeld(r.key(), r.token()));
+              : BatchCompleteResult.failed(r, r.token().notHeldOn(r.key()));
     }
     return List.of(out);
   }
@@ -246,7 +244,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(token, "token");
     Object done = call("fail", () -> FAIL.run(redis, List.of(k), List.of(bytes(token.value()))));
     if (!Long.valueOf(1L).equals(done)) {
-      throw IdempotencyLeaseLostException.notHeld(key, token);
+      throw token.notHeldOn(key);
     }
   }
 
@@ -264,7 +262,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                     List.of(k),
                     List.of(now(), bytes(token.value()), number(lease.toMillis()), grace)));
     if (leaseEnd == null) {
-      throw IdempotencyLeaseLostException.notHeld(key, token);
+      throw token.notHeldOn(key);
     }
     return instant(leaseEnd);
   }
