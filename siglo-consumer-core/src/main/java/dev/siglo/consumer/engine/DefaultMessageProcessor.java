@@ -15,9 +15,8 @@ import dev.siglo.consumer.event.SigloEvent;
 import dev.siglo.consumer.key.MissingKeyPolicy;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.Outcome;
+import dev.siglo.consumer.support.Time;
 import io.github.resilience4j.core.IntervalFunction;
-import io.github.resilience4j.retry.Retry;
-import io.github.resilience4j.retry.RetryConfig;
 import java.time.Duration;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -26,7 +25,8 @@ import org.slf4j.LoggerFactory;
 /**
  * The engine behind {@link MessageProcessor}: decode, extract and build the key, then claim and run
  * the handler through the {@link IdempotentInvoker}, with in-process retries of transient failures
- * (resilience4j {@link Retry}) and a broker-neutral {@link Disposition} at the end. Thread-safe.
+ * (resilience4j interval functions, slept on the injected {@link Time}) and a broker-neutral {@link
+ * Disposition} at the end. Thread-safe.
  *
  * @param <T> the decoded payload type
  */
@@ -36,8 +36,9 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
   private final MessageProcessorConfig<T> config;
   private final IdempotentInvoker invoker;
   private final EventSink events;
-  private final Retry retry;
+  private final IntervalFunction retryBackoff;
   private final IntervalFunction redeliveryBackoff;
+  private final Time time;
   private final ErrorClassifier classifier;
 
   /**
@@ -45,18 +46,12 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
    */
   DefaultMessageProcessor(MessageProcessorConfig<T> config) {
     this.config = config;
-    this.invoker = new IdempotentInvoker(config.store(), config.resultCodec());
+    this.time = config.time();
+    this.invoker = new IdempotentInvoker(config.store(), config.resultCodec(), time);
     this.events = new EventSink(config.listeners());
     this.classifier = config.classifier();
     RetrySettings r = config.retry();
-    this.retry =
-        Retry.of(
-            config.name(),
-            RetryConfig.custom()
-                .maxAttempts(r.maxAttempts())
-                .intervalFunction(backoff(r.initialBackoff(), r.maxBackoff(), r))
-                .retryOnException(e -> classifier.classify(e) == ErrorClass.TRANSIENT)
-                .build());
+    this.retryBackoff = backoff(r.initialBackoff(), r.maxBackoff(), r);
     this.redeliveryBackoff = backoff(r.initialRedeliveryBackoff(), r.maxRedeliveryBackoff(), r);
   }
 
@@ -136,13 +131,16 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     Disposition run(int attempt) throws Exception;
   }
 
+  /**
+   * Runs the attempts of one delivery: a transient failure is retried in process after a backoff
+   * (resilience4j's interval function, slept on the injected time) up to {@code maxAttempts}; then
+   * the message is nacked or, past {@code maxDeliveries}, dead-lettered.
+   */
   private Disposition withRetries(Message message, String key, Attempt body) {
-    Retry.Context<Disposition> context = retry.context();
+    int maxAttempts = config.retry().maxAttempts();
     for (int attempt = 1; ; attempt++) {
       try {
-        Disposition d = body.run(attempt);
-        context.onComplete();
-        return d;
+        return body.run(attempt);
       } catch (Exception e) {
         if (e instanceof IdempotencyConflictException && events.enabled()) {
           events.emit(new SigloEvent.Conflict(message, key, config.options().settleTimeout()));
@@ -156,15 +154,14 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
         if (Thread.currentThread().isInterrupted()) {
           return nack(message, key, e, attempt);
         }
-        long start = System.nanoTime();
-        try {
-          context.onError(e);
-        } catch (Exception exhausted) {
-          return Thread.currentThread().isInterrupted()
-              ? nack(message, key, e, attempt)
-              : nackOrDeadLetter(message, key, e, attempt);
+        if (attempt >= maxAttempts) {
+          return nackOrDeadLetter(message, key, e, attempt);
         }
-        if (Thread.currentThread().isInterrupted()) {
+        long start = time.nanoTime();
+        try {
+          time.sleep(Duration.ofMillis(retryBackoff.apply(attempt)));
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
           return nack(message, key, e, attempt);
         }
         log.debug(
@@ -176,7 +173,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
         if (events.enabled()) {
           events.emit(
               new SigloEvent.Retried(
-                  message, key, attempt, e, Duration.ofNanos(System.nanoTime() - start), false));
+                  message, key, attempt, e, Duration.ofNanos(time.nanoTime() - start), false));
         }
       }
     }

@@ -16,6 +16,7 @@ import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.store.ResultCodec;
+import dev.siglo.consumer.support.Time;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -34,10 +35,12 @@ final class IdempotentInvoker {
 
   private final IdempotencyStore store;
   private final ResultCodec codec;
+  private final Time time;
 
-  IdempotentInvoker(IdempotencyStore store, ResultCodec codec) {
+  IdempotentInvoker(IdempotencyStore store, ResultCodec codec, Time time) {
     this.store = store;
     this.codec = codec;
+    this.time = time;
   }
 
   /** The work done while holding a claim; the token is {@code null} without a claim. */
@@ -135,17 +138,17 @@ final class IdempotentInvoker {
     long waitNanos = options.settleTimeout().toNanos();
     long maxPollNanos = options.pollInterval().toNanos();
     long pollNanos = Math.min(FIRST_POLL_NANOS, maxPollNanos);
-    long start = System.nanoTime();
+    long start = time.nanoTime();
     while (true) {
-      long remaining = waitNanos - (System.nanoTime() - start);
+      long remaining = waitNanos - (time.nanoTime() - start);
       if (remaining <= 0) {
         throw conflict(request, options.settleTimeout());
       }
       try {
-        TimeUnit.NANOSECONDS.sleep(Math.min(pollNanos, remaining));
+        time.sleep(Duration.ofNanos(Math.min(pollNanos, remaining)));
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        throw conflict(request, Duration.ofNanos(System.nanoTime() - start));
+        throw conflict(request, Duration.ofNanos(time.nanoTime() - start));
       }
       ClaimResult claim = store.claim(request);
       if (!(claim instanceof ClaimResult.InProgress)) {
@@ -187,7 +190,7 @@ final class IdempotentInvoker {
             e.getMessage(),
             backoff);
         try {
-          TimeUnit.MILLISECONDS.sleep(backoff);
+          time.sleep(Duration.ofMillis(backoff));
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
           throw e;

@@ -16,6 +16,7 @@ import dev.siglo.consumer.key.MissingKeyPolicy;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.InMemoryIdempotencyStore;
 import dev.siglo.consumer.store.ResultCodec;
+import dev.siglo.consumer.support.Time;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -49,6 +50,7 @@ public final class MessageProcessorConfig<T> {
   private final ResultCodec resultCodec;
   private final List<MessageHook> hooks;
   private final List<SigloEventListener> listeners;
+  private final Time time;
 
   private MessageProcessorConfig(Builder<T> b) {
     this.name = b.name;
@@ -65,6 +67,7 @@ public final class MessageProcessorConfig<T> {
     this.resultCodec = b.resultCodec;
     this.hooks = List.copyOf(b.hooks);
     this.listeners = List.copyOf(b.listeners);
+    this.time = b.time;
   }
 
   /**
@@ -163,6 +166,13 @@ public final class MessageProcessorConfig<T> {
   }
 
   /**
+   * @return the time the engine waits on (settle polls, retry backoffs, completion retries)
+   */
+  public Time time() {
+    return time;
+  }
+
+  /**
    * @return the message-level {@code onAfter} hooks, in order
    */
   public List<MessageHook> hooks() {
@@ -198,6 +208,7 @@ public final class MessageProcessorConfig<T> {
     private ResultCodec resultCodec = ResultCodec.json();
     private final List<MessageHook> hooks = new ArrayList<>();
     private final List<SigloEventListener> listeners = new ArrayList<>();
+    private Time time = Time.SYSTEM;
 
     private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
       this.decoder = Objects.requireNonNull(decoder, "decoder");
@@ -286,6 +297,16 @@ public final class MessageProcessorConfig<T> {
      */
     public Builder<T> retry(RetrySettings retry) {
       this.retry = Objects.requireNonNull(retry, "retry");
+      return this;
+    }
+
+    /**
+     * @param time the time the engine waits on (default {@link Time#SYSTEM}; tests inject their
+     *     own)
+     * @return this builder
+     */
+    public Builder<T> time(Time time) {
+      this.time = Objects.requireNonNull(time, "time");
       return this;
     }
 

@@ -17,6 +17,12 @@ public final class CoalescingIdempotencyStore implements IdempotencyStore {
   /** The largest batch sent in one call. */
   public static final int MAX_BATCH = 128;
 
+  /**
+   * The longest a caller waits for another caller's batch before it fails with {@link
+   * dev.siglo.consumer.error.IdempotencyStoreUnavailableException} (transient).
+   */
+  public static final Duration MAX_WAIT = Duration.ofSeconds(30);
+
   private final IdempotencyStore store;
   private final GroupCommit<ClaimRequest, BatchClaimResult> claims;
   private final GroupCommit<CompleteRequest, BatchCompleteResult> completions;
@@ -26,8 +32,9 @@ public final class CoalescingIdempotencyStore implements IdempotencyStore {
    */
   public CoalescingIdempotencyStore(IdempotencyStore store) {
     this.store = store;
-    this.claims = new GroupCommit<>(store::claimAll, ClaimRequest::key, MAX_BATCH);
-    this.completions = new GroupCommit<>(store::completeAll, CompleteRequest::key, MAX_BATCH);
+    this.claims = new GroupCommit<>(store::claimAll, ClaimRequest::key, MAX_BATCH, MAX_WAIT);
+    this.completions =
+        new GroupCommit<>(store::completeAll, CompleteRequest::key, MAX_BATCH, MAX_WAIT);
   }
 
   @Override

@@ -1,5 +1,8 @@
 package dev.siglo.consumer.store;
 
+import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
+import dev.siglo.consumer.support.Durations;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -15,7 +18,11 @@ import java.util.function.Function;
  * sends everything queued so far as one batch call, and every caller gets its own answer. A caller
  * alone pays no wait (it leads at once); callers arriving while a batch is under way are sent
  * together in the next one. No thread of its own. Requests with the same identity never share a
- * batch (the later one waits for the next). Thread-safe.
+ * batch (the later one waits for the next). A caller waiting for another's batch waits at most
+ * {@code maxWait} and stops waiting when interrupted (its interrupt flag restored): it then gets an
+ * {@link IdempotencyStoreUnavailableException}, which is transient; a request already sent in the
+ * abandoned batch takes effect unseen (an unseen claim blocks its key only until its lease ends).
+ * Thread-safe.
  *
  * @param <R> the request type
  * @param <A> the answer type
@@ -24,6 +31,7 @@ public final class GroupCommit<R, A> {
   private final Function<List<R>, List<A>> batchCall;
   private final Function<R, Object> identity;
   private final int maxBatch;
+  private final long maxWaitNanos;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition settled = lock.newCondition();
   private final ArrayDeque<Slot<R, A>> queue = new ArrayDeque<>();
@@ -34,15 +42,20 @@ public final class GroupCommit<R, A> {
    *     every caller of the batch
    * @param identity requests with equal identities never share a batch
    * @param maxBatch the largest batch
+   * @param maxWait the longest a caller waits for another caller's batch
    */
   public GroupCommit(
-      Function<List<R>, List<A>> batchCall, Function<R, Object> identity, int maxBatch) {
+      Function<List<R>, List<A>> batchCall,
+      Function<R, Object> identity,
+      int maxBatch,
+      Duration maxWait) {
     if (maxBatch < 1) {
       throw new IllegalArgumentException("maxBatch must be positive: " + maxBatch);
     }
     this.batchCall = batchCall;
     this.identity = identity;
     this.maxBatch = maxBatch;
+    this.maxWaitNanos = Durations.requirePositive(maxWait, "maxWait").toNanos();
   }
 
   /**
@@ -50,16 +63,19 @@ public final class GroupCommit<R, A> {
    *
    * @param request the request
    * @return its answer
+   * @throws IdempotencyStoreUnavailableException when no answer came within {@code maxWait}, or the
+   *     caller was interrupted while waiting
    * @throws RuntimeException what the batch call threw
    */
   public A submit(R request) {
     Slot<R, A> slot = new Slot<>(request);
+    long deadline = System.nanoTime() + maxWaitNanos;
     lock.lock();
     try {
       queue.add(slot);
       while (!slot.done) {
         if (leading) {
-          settled.awaitUninterruptibly();
+          awaitBatch(slot, deadline);
           continue;
         }
         leading = true;
@@ -80,6 +96,24 @@ public final class GroupCommit<R, A> {
       throw slot.failure;
     }
     return slot.answer;
+  }
+
+  /** Waits, under the lock, for the batch under way; gives the slot up on timeout or interrupt. */
+  private void awaitBatch(Slot<R, A> slot, long deadline) {
+    long left = deadline - System.nanoTime();
+    if (left <= 0) {
+      queue.remove(slot);
+      throw new IdempotencyStoreUnavailableException(
+          "no answer from the store within " + Duration.ofNanos(maxWaitNanos) + " (batched call)");
+    }
+    try {
+      settled.awaitNanos(left);
+    } catch (InterruptedException e) {
+      queue.remove(slot);
+      Thread.currentThread().interrupt();
+      throw new IdempotencyStoreUnavailableException(
+          "interrupted while waiting for a batched store call");
+    }
   }
 
   /** Takes up to maxBatch queued requests with distinct identities, oldest first. */

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
+import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -50,7 +51,7 @@ class GroupCommitTest {
   }
 
   private GroupCommit<String, String> commit(Function<String, Object> identity) {
-    return new GroupCommit<>(this::upperCase, identity, 100);
+    return new GroupCommit<>(this::upperCase, identity, 100, Duration.ofSeconds(30));
   }
 
   private Future<String> submitAsync(GroupCommit<String, String> gc, String request) {
@@ -69,7 +70,7 @@ class GroupCommitTest {
             () ->
                 callerThreads.size() == n + 1
                     && callerThreads.stream()
-                            .filter(t -> t.getState() == Thread.State.WAITING)
+                            .filter(t -> t.getState() == Thread.State.TIMED_WAITING)
                             .count()
                         >= n);
   }
@@ -145,9 +146,49 @@ class GroupCommitTest {
 
   @Test
   void aBatchCallAnsweringTheWrongNumberOfRequestsFailsItsCallers() {
-    GroupCommit<String, String> gc = new GroupCommit<>(requests -> List.of(), r -> r, 10);
+    GroupCommit<String, String> gc =
+        new GroupCommit<>(requests -> List.of(), r -> r, 10, Duration.ofSeconds(30));
     assertThatThrownBy(() -> gc.submit("a"))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageContaining("1 got 0 answers");
+  }
+
+  @Test
+  void aCallerInterruptedWhileAnotherBatchIsUnderWayGivesUpTransientlyAndKeepsItsInterrupt()
+      throws Exception {
+    GroupCommit<String, String> gc = commit(r -> r);
+    Future<String> first = submitAsync(gc, "first");
+    await().atMost(Duration.ofSeconds(10)).until(() -> batches.size() == 1);
+    Future<Boolean> interrupted =
+        callers.submit(
+            () -> {
+              callerThreads.add(Thread.currentThread());
+              assertThatThrownBy(() -> gc.submit("waiting"))
+                  .isInstanceOf(IdempotencyStoreUnavailableException.class)
+                  .hasMessageContaining("interrupted");
+              return Thread.currentThread().isInterrupted();
+            });
+    awaitWaiting(1);
+    callerThreads.get(1).interrupt();
+
+    assertThat(interrupted.get(10, TimeUnit.SECONDS)).as("interrupt flag restored").isTrue();
+    releaseFirst.countDown();
+    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("FIRST");
+    assertThat(batches).as("the abandoned request is never sent").containsExactly(List.of("first"));
+  }
+
+  @Test
+  void aCallerWaitsForAnotherBatchNoLongerThanMaxWait() throws Exception {
+    GroupCommit<String, String> gc =
+        new GroupCommit<>(this::upperCase, r -> r, 100, Duration.ofMillis(50));
+    Future<String> first = submitAsync(gc, "first");
+    await().atMost(Duration.ofSeconds(10)).until(() -> batches.size() == 1);
+
+    assertThatThrownBy(() -> gc.submit("late"))
+        .isInstanceOf(IdempotencyStoreUnavailableException.class)
+        .hasMessageContaining("PT0.05S");
+    releaseFirst.countDown();
+    assertThat(first.get(10, TimeUnit.SECONDS)).isEqualTo("FIRST");
+    assertThat(batches).containsExactly(List.of("first"));
   }
 }
