@@ -3,12 +3,14 @@ package dev.siglo.sqs.internal;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.support.NamedThreads;
+import dev.siglo.consumer.support.Time;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.sqs.model.Message;
@@ -16,46 +18,64 @@ import software.amazon.awssdk.services.sqs.model.Message;
 /**
  * Keeps long-running messages invisible: a message whose handler runs past a fraction of the
  * visibility timeout gets its visibility extended by another timeout, and its claim lease renewed
- * with it; the heartbeat stops when the handler ends. Thread-safe.
+ * with it; the heartbeat stops when the handler ends. Time is injected: {@link #beat()} decides on
+ * {@link Time#nanoTime()}, and {@link #startTicking()} calls it on a named daemon thread.
+ * Thread-safe.
  */
 final class Heartbeat implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Heartbeat.class);
+  private static final long MIN_TICK_MILLIS = 100;
 
   /** A running message and, once its handler started, its claim. */
   static final class Running {
     final Message message;
-    final long startedNanos = System.nanoTime();
-    volatile long lastExtendedNanos = startedNanos;
+    volatile long lastExtendedNanos;
     volatile String key;
     volatile ClaimToken token;
 
-    Running(Message message) {
+    Running(Message message, long startedNanos) {
       this.message = message;
+      this.lastExtendedNanos = startedNanos;
     }
   }
 
   private final Map<String, Running> running = new ConcurrentHashMap<>();
-  private final ScheduledExecutorService ticker;
-  private final QueueActions actions;
+  private final BiConsumer<Message, Duration> extendVisibility;
   private final IdempotencyStore store;
   private final SqsSettings settings;
+  private final Time time;
+  private ScheduledExecutorService ticker;
 
-  Heartbeat(QueueActions actions, IdempotencyStore store, SqsSettings settings) {
-    this.actions = actions;
+  /**
+   * @param extendVisibility changes a message's visibility timeout
+   * @param store the store whose claim leases are renewed
+   * @param settings the visibility timeout, heartbeat fraction and lease
+   * @param time the time the heartbeat decides on
+   */
+  Heartbeat(
+      BiConsumer<Message, Duration> extendVisibility,
+      IdempotencyStore store,
+      SqsSettings settings,
+      Time time) {
+    this.extendVisibility = extendVisibility;
     this.store = store;
     this.settings = settings;
-    this.ticker =
-        Executors.newSingleThreadScheduledExecutor(
-            NamedThreads.daemon("siglo-sqs-heartbeat", false));
-    long tick =
-        Math.max(
-            100,
-            (long) (settings.visibilityTimeout().toMillis() * settings.heartbeatFraction() / 2));
-    ticker.scheduleWithFixedDelay(this::beat, tick, tick, TimeUnit.MILLISECONDS);
+    this.time = time;
+  }
+
+  /** Calls {@link #beat()} every {@link #tick()} on a daemon thread until {@link #close()}. */
+  synchronized void startTicking() {
+    if (ticker == null) {
+      ticker =
+          Executors.newSingleThreadScheduledExecutor(
+              NamedThreads.daemon("siglo-sqs-heartbeat", false));
+      long every = tick().toMillis();
+      ticker.scheduleWithFixedDelay(this::beat, every, every, TimeUnit.MILLISECONDS);
+    }
   }
 
   Running start(Message m) {
-    Running r = new Running(m);
+    Running r = new Running(m, time.nanoTime());
     running.put(m.messageId(), r);
     return r;
   }
@@ -64,15 +84,16 @@ final class Heartbeat implements AutoCloseable {
     running.remove(m.messageId());
   }
 
-  private void beat() {
+  /** Extends every message that ran past the threshold since its last extension. */
+  void beat() {
     long threshold = (long) (settings.visibilityTimeout().toNanos() * settings.heartbeatFraction());
-    long now = System.nanoTime();
+    long now = time.nanoTime();
     for (Running r : running.values()) {
       if (now - r.lastExtendedNanos < threshold) {
         continue;
       }
       try {
-        actions.changeVisibility(r.message, settings.visibilityTimeout());
+        extendVisibility.accept(r.message, settings.visibilityTimeout());
         r.lastExtendedNanos = now;
         if (r.key != null && r.token != null) {
           store.renewLease(r.key, r.token, settings.lease());
@@ -84,17 +105,19 @@ final class Heartbeat implements AutoCloseable {
   }
 
   @Override
-  public void close() {
-    ticker.shutdownNow();
+  public synchronized void close() {
+    if (ticker != null) {
+      ticker.shutdownNow();
+    }
   }
 
   /**
-   * @return how long the runtime waits between beats (for tests and logs)
+   * @return how long the runtime waits between beats: half the extension threshold, at least 100 ms
    */
   Duration tick() {
     return Duration.ofMillis(
         Math.max(
-            100,
+            MIN_TICK_MILLIS,
             (long) (settings.visibilityTimeout().toMillis() * settings.heartbeatFraction() / 2)));
   }
 }

@@ -6,6 +6,7 @@ import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.support.NamedThreads;
+import dev.siglo.consumer.support.Time;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -72,7 +73,7 @@ public final class SqsRuntime {
         Executors.newFixedThreadPool(
             settings.concurrency(), NamedThreads.daemon("siglo-sqs-worker-" + queueName, true));
     this.actions = new QueueActions(sqs, settings);
-    this.heartbeat = new Heartbeat(actions, store, settings);
+    this.heartbeat = new Heartbeat(actions::changeVisibility, store, settings, Time.SYSTEM);
     if (settings.metrics() != null) {
       settings
           .metrics()
@@ -82,6 +83,7 @@ public final class SqsRuntime {
 
   /** Starts the pollers. */
   public void start() {
+    heartbeat.startTicking();
     for (int i = 0; i < settings.pollers(); i++) {
       Thread t = new Thread(this::poll, "siglo-sqs-poller-" + queueName + "-" + (i + 1));
       t.setDaemon(true);
