@@ -1,5 +1,6 @@
 package dev.siglo.consumer;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.siglo.consumer.error.PayloadDecodingException;
@@ -71,6 +72,33 @@ public interface PayloadDecoder<T> {
    */
   static <T> PayloadDecoder<T> json(Class<T> type) {
     return json(new ObjectMapper(), type);
+  }
+
+  /**
+   * A JSON decoder into a generic type, such as {@code new TypeReference<Map<String, Object>>()
+   * {}}, with a default object mapper: no unchecked cast needed.
+   *
+   * @param type the target type
+   * @param <T> the target type
+   * @return the decoder
+   */
+  static <T> PayloadDecoder<T> json(TypeReference<T> type) {
+    return json(new ObjectMapper(), type);
+  }
+
+  /**
+   * A JSON decoder into a generic type.
+   *
+   * @param mapper the object mapper to use (shared, thread-safe)
+   * @param type the target type
+   * @param <T> the target type
+   * @return the decoder
+   */
+  static <T> PayloadDecoder<T> json(ObjectMapper mapper, TypeReference<T> type) {
+    Objects.requireNonNull(mapper, "mapper");
+    Objects.requireNonNull(type, "type");
+    var reader = mapper.readerFor(type);
+    return m -> reader.readValue(m.payload());
   }
 
   /**

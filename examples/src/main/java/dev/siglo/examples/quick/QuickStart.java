@@ -1,5 +1,6 @@
 package dev.siglo.examples.quick;
 
+import com.fasterxml.jackson.core.type.TypeReference;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.error.PermanentException;
 import dev.siglo.kafka.SigloKafkaConsumer;
@@ -24,11 +25,9 @@ public final class QuickStart {
    */
   public static SigloKafkaConsumer<Map<String, Object>> start(Gateway gateway) {
     // README:start quick-start
-    @SuppressWarnings("unchecked")
-    Class<Map<String, Object>> json = (Class<Map<String, Object>>) (Class<?>) Map.class;
     SigloKafkaConsumer<Map<String, Object>> consumer =
         SigloKafkaConsumer.builder(
-                PayloadDecoder.json(json),
+                PayloadDecoder.json(new TypeReference<Map<String, Object>>() {}),
                 (order, context) -> {
                   if ("blocked".equals(order.get("card"))) {
                     throw new PermanentException("card blocked"); // cached: never retried
