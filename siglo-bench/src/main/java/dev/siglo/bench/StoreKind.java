@@ -31,12 +31,12 @@ enum StoreKind {
   IdempotencyStore open(Servers servers, int pool) {
     return switch (this) {
       case OFF -> null;
-      case MEMORY -> InMemoryIdempotencyStore.create();
+      case MEMORY -> InMemoryIdempotencyStore.of();
       case REDIS -> {
         RedisServer redis = servers.redis();
         RedisIdempotencyStore store =
-            RedisIdempotencyStore.create(
-                RedisStoreConfig.builder()
+            RedisIdempotencyStore.of(
+                RedisStoreConfig.custom()
                     .hostAndPort(redis.host(), redis.port())
                     .keyPrefix("bench:")
                     .poolSize(pool)
@@ -50,7 +50,7 @@ enum StoreKind {
         hikari.setMaximumPoolSize(pool);
         hikari.setPoolName("siglo-bench");
         PostgresIdempotencyStore store =
-            PostgresIdempotencyStore.create(
+            PostgresIdempotencyStore.of(
                 PostgresStoreConfig.builder(new HikariDataSource(hikari))
                     .table("siglo_bench")
                     .createTable(true)

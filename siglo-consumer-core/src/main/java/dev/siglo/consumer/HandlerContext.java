@@ -46,6 +46,20 @@ public interface HandlerContext {
   <I, R> R run(Step<I, R> step, I input) throws Exception;
 
   /**
+   * Runs a step kind defined outside the core, such as a transactional step.
+   *
+   * @param step the step
+   * @param input its input
+   * @param <I> the input type
+   * @param <R> the result type
+   * @return the step's result (fresh or cached)
+   * @throws Exception the step's failure
+   */
+  default <I, R> R run(CustomStep<I, R> step, I input) throws Exception {
+    return step.run(this, input);
+  }
+
+  /**
    * Folds a list with a reduce step; for an idempotent reduce step each element is its own
    * idempotent unit whose cached result is the accumulator after that element, so a redelivery
    * resumes after the last completed element.

@@ -34,12 +34,11 @@ public final class ReduceStep<E, A> {
    * @param <A> the accumulator type
    * @return the step
    */
-  public static <E, A> ReduceStep<E, A> create(
+  public static <E, A> ReduceStep<E, A> of(
       String name, Class<A> accumulatorType, Reducer<A, E> reducer) {
     Objects.requireNonNull(reducer, "reducer");
     return new ReduceStep<>(
-        Step.create(name, accumulatorType, in -> reducer.apply(in.accumulator(), in.element())),
-        null);
+        Step.of(name, accumulatorType, in -> reducer.apply(in.accumulator(), in.element())), null);
   }
 
   /**
@@ -50,7 +49,7 @@ public final class ReduceStep<E, A> {
    * @return the idempotent reduce step
    */
   public ReduceStep<E, A> idempotent(
-      Function<? super E, String> elementKey, IdempotencyOptions options) {
+      Function<? super E, String> elementKey, IdempotencyConfig options) {
     Objects.requireNonNull(elementKey, "elementKey");
     return new ReduceStep<>(
         perElement.idempotent(in -> elementKey.apply(in.element()), options), elementKey);

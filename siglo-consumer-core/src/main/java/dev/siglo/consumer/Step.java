@@ -11,8 +11,8 @@ import java.util.function.Function;
  *
  * <pre>{@code
  * Step<Order, Receipt> charge =
- *     Step.create("chargeCard", Receipt.class, order -> gateway.charge(order))
- *         .idempotent(order -> "charge:" + order.id(), IdempotencyOptions.defaults())
+ *     Step.of("chargeCard", Receipt.class, order -> gateway.charge(order))
+ *         .idempotent(order -> "charge:" + order.id(), IdempotencyConfig.defaults())
  *         .onAfter((order, receipt) -> audit.log(receipt));
  * }</pre>
  *
@@ -32,7 +32,7 @@ public final class Step<I, R> {
   private final Class<R> resultType;
   private final StepFunction<I, R> body;
   private final Function<? super I, String> keyFunction;
-  private final IdempotencyOptions options;
+  private final IdempotencyConfig options;
   private final boolean absoluteKey;
   private final List<StepHook<? super I, ? super R>> hooks;
   private final ErrorClassifier classifier;
@@ -42,7 +42,7 @@ public final class Step<I, R> {
       Class<R> resultType,
       StepFunction<I, R> body,
       Function<? super I, String> keyFunction,
-      IdempotencyOptions options,
+      IdempotencyConfig options,
       boolean absoluteKey,
       List<StepHook<? super I, ? super R>> hooks,
       ErrorClassifier classifier) {
@@ -66,8 +66,7 @@ public final class Step<I, R> {
    * @param <R> the result type
    * @return the step
    */
-  public static <I, R> Step<I, R> create(
-      String name, Class<R> resultType, StepFunction<I, R> body) {
+  public static <I, R> Step<I, R> of(String name, Class<R> resultType, StepFunction<I, R> body) {
     Objects.requireNonNull(name, "name");
     if (name.isBlank()
         || name.length() > 64
@@ -94,8 +93,7 @@ public final class Step<I, R> {
    * @param options ttl, lease, settle timeout and poll interval
    * @return the idempotent step
    */
-  public Step<I, R> idempotent(
-      Function<? super I, String> keyFunction, IdempotencyOptions options) {
+  public Step<I, R> idempotent(Function<? super I, String> keyFunction, IdempotencyConfig options) {
     return new Step<>(
         name,
         resultType,
@@ -114,7 +112,7 @@ public final class Step<I, R> {
    * @return the idempotent step
    */
   public Step<I, R> idempotent(Function<? super I, String> keyFunction) {
-    return idempotent(keyFunction, IdempotencyOptions.defaults());
+    return idempotent(keyFunction, IdempotencyConfig.defaults());
   }
 
   /**
@@ -195,7 +193,7 @@ public final class Step<I, R> {
   /**
    * @return the options, or {@code null} when not idempotent
    */
-  public IdempotencyOptions options() {
+  public IdempotencyConfig options() {
     return options;
   }
 

@@ -3,10 +3,10 @@ package dev.siglo.faults;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.event.SigloEvent;
 import dev.siglo.consumer.event.SigloEventListener;
 import dev.siglo.consumer.store.IdempotencyStore;
@@ -66,8 +66,8 @@ public final class FaultConsumerMain {
     int concurrency = Integer.parseInt(a.getOrDefault("concurrency", "8"));
     long handlerMillis = Long.parseLong(a.getOrDefault("handlerMillis", "2"));
     long slowMillis = Long.parseLong(a.getOrDefault("slowMillis", "0"));
-    IdempotencyOptions options =
-        IdempotencyOptions.custom()
+    IdempotencyConfig options =
+        IdempotencyConfig.custom()
             .lease(Duration.ofMillis(Long.parseLong(a.getOrDefault("leaseMillis", "120000"))))
             .build();
 
@@ -83,13 +83,13 @@ public final class FaultConsumerMain {
     MessageHandler<JsonNode> handler;
     if (mode.equals("tx")) {
       PostgresIdempotencyStore postgres =
-          PostgresIdempotencyStore.create(
+          PostgresIdempotencyStore.of(
               PostgresStoreConfig.builder(db)
                   .table("faults_idempotency")
                   .createTable(true)
                   .build());
       TransactionalStep<String[], Long> effect =
-          TransactionalStep.<String[], Long>create(
+          TransactionalStep.<String[], Long>of(
                   postgres,
                   "effect",
                   Long.class,
@@ -102,15 +102,15 @@ public final class FaultConsumerMain {
       handler =
           (value, context) -> {
             pause(value, handlerMillis, slowMillis);
-            effect.run(context, new String[] {value.path("key").asText(), context.message().id()});
+            context.run(effect, new String[] {value.path("key").asText(), context.message().id()});
             pause(value, handlerMillis, 0);
             return null;
           };
     } else {
       String[] redis = a.get("redis").split(":");
       store =
-          RedisIdempotencyStore.create(
-              RedisStoreConfig.builder()
+          RedisIdempotencyStore.of(
+              RedisStoreConfig.custom()
                   .hostAndPort(redis[0], Integer.parseInt(redis[1]))
                   .keyPrefix("faults:")
                   .poolSize(concurrency + 4)
@@ -124,8 +124,8 @@ public final class FaultConsumerMain {
             return null;
           };
     }
-    RetrySettings retry =
-        RetrySettings.custom()
+    RetryConfig retry =
+        RetryConfig.custom()
             .maxAttempts(3)
             .backoff(Duration.ofMillis(50), Duration.ofMillis(500))
             .redeliveryBackoff(Duration.ofMillis(200), Duration.ofSeconds(2))

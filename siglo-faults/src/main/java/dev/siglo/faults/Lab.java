@@ -29,7 +29,7 @@ final class Lab implements AutoCloseable {
   Lab() throws IOException {
     logDir = Files.createTempDirectory("siglo-faults");
     postgres = PostgresServer.start();
-    redis = RedisServer.builder().persistent(true).start(); // AOF: records survive a restart
+    redis = RedisServer.custom().persistent(true).start(); // AOF: records survive a restart
     kafka = KafkaBroker.start();
     sqs = SqsServer.startOrExternal();
     HikariConfig hikari = new HikariConfig();

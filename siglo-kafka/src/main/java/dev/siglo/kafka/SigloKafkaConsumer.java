@@ -9,8 +9,8 @@ import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.key.KeyExtractors;
 import dev.siglo.consumer.support.Durations;
 import dev.siglo.consumer.support.NamedThreads;
+import dev.siglo.kafka.internal.KafkaRuntimeConfig;
 import dev.siglo.kafka.internal.PollLoop;
-import dev.siglo.kafka.internal.RuntimeSettings;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -43,7 +43,34 @@ import org.apache.kafka.clients.consumer.ConsumerConfig;
  * @param <T> the decoded payload type
  */
 public final class SigloKafkaConsumer<T> implements AutoCloseable {
-  private final RuntimeSettings settings;
+  /** Default {@link Builder#ordering}. */
+  public static final Ordering DEFAULT_ORDERING = Ordering.KEY;
+
+  /** Default {@link Builder#concurrency}: worker threads. */
+  public static final int DEFAULT_CONCURRENCY = 16;
+
+  /**
+   * Default {@link Builder#maxBuffered}: records held before fetching pauses; raised to the
+   * concurrency when that is larger and {@code maxBuffered} was not set.
+   */
+  public static final int DEFAULT_MAX_BUFFERED = 10_000;
+
+  /** Default {@link Builder#commitInterval}. */
+  public static final Duration DEFAULT_COMMIT_INTERVAL = Duration.ofSeconds(1);
+
+  /** Default {@link Builder#rebalanceTimeout}. */
+  public static final Duration DEFAULT_REBALANCE_TIMEOUT = Duration.ofSeconds(10);
+
+  /** Default {@link Builder#topicCheckTimeout}. */
+  public static final Duration DEFAULT_TOPIC_CHECK_TIMEOUT = Duration.ofSeconds(30);
+
+  /** The default dead-letter topic of a topic is its name with this suffix. */
+  public static final String DEFAULT_DEAD_LETTER_SUFFIX = "-dlt";
+
+  /** How long {@link #close()} and the shutdown hook wait for running handlers. */
+  public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
+
+  private final KafkaRuntimeConfig settings;
   private final MessageProcessor processor;
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
   private final boolean shutdownHook;
@@ -52,7 +79,7 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
   private boolean closed;
 
   private SigloKafkaConsumer(
-      RuntimeSettings settings, MessageProcessor processor, boolean shutdownHook) {
+      KafkaRuntimeConfig settings, MessageProcessor processor, boolean shutdownHook) {
     this.settings = settings;
     this.processor = processor;
     this.shutdownHook = shutdownHook;
@@ -90,7 +117,7 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
       Runtime.getRuntime()
           .addShutdownHook(
               new Thread(
-                  () -> close(Duration.ofSeconds(30)),
+                  () -> close(DEFAULT_CLOSE_TIMEOUT),
                   "siglo-kafka-shutdown-" + settings.groupId()));
     }
     return termination;
@@ -141,7 +168,7 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
   /** Closes with a 30 second timeout. */
   @Override
   public void close() {
-    close(Duration.ofSeconds(30));
+    close(DEFAULT_CLOSE_TIMEOUT);
   }
 
   /**
@@ -156,13 +183,13 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
     private String groupId;
     private List<String> topics = List.of();
     private Pattern pattern;
-    private Ordering ordering = Ordering.KEY;
-    private int concurrency = 16;
-    private int maxBuffered = 10_000;
-    private Duration commitInterval = Duration.ofSeconds(1);
-    private Duration rebalanceTimeout = Duration.ofSeconds(10);
-    private Duration topicCheckTimeout = Duration.ofSeconds(30);
-    private Function<String, String> deadLetterTopic = topic -> topic + "-dlt";
+    private Ordering ordering = DEFAULT_ORDERING;
+    private int concurrency = DEFAULT_CONCURRENCY;
+    private Integer maxBuffered;
+    private Duration commitInterval = DEFAULT_COMMIT_INTERVAL;
+    private Duration rebalanceTimeout = DEFAULT_REBALANCE_TIMEOUT;
+    private Duration topicCheckTimeout = DEFAULT_TOPIC_CHECK_TIMEOUT;
+    private Function<String, String> deadLetterTopic = topic -> topic + DEFAULT_DEAD_LETTER_SUFFIX;
     private boolean deadLetterDeclines;
     private boolean shutdownHook;
 
@@ -357,21 +384,31 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
       client.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
       client.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
       client.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "siglo-" + groupId);
-      RuntimeSettings settings =
-          new RuntimeSettings(
+      int buffered =
+          maxBuffered != null ? maxBuffered : Math.max(DEFAULT_MAX_BUFFERED, concurrency);
+      if (buffered < concurrency) {
+        throw new SigloConfigurationException(
+            "maxBuffered ("
+                + buffered
+                + ") must be at least concurrency ("
+                + concurrency
+                + "): fewer buffered records than workers would leave workers idle");
+      }
+      KafkaRuntimeConfig settings =
+          new KafkaRuntimeConfig(
               Map.copyOf(client),
               groupId,
               topics,
               pattern,
               ordering,
               concurrency,
-              Math.max(maxBuffered, concurrency),
+              buffered,
               commitInterval,
               rebalanceTimeout,
               topicCheckTimeout,
               deadLetterTopic,
               deadLetterDeclines,
-              Duration.ofSeconds(30),
+              DEFAULT_CLOSE_TIMEOUT,
               metricsOrNull());
       MessageProcessor processor = processor("kafka-" + groupId);
       return new SigloKafkaConsumer<>(settings, processor, shutdownHook);

@@ -56,6 +56,17 @@ class SigloKafkaConsumerBuilderTest {
   }
 
   @Test
+  void anExplicitMaxBufferedBelowTheConcurrencyIsRejectedWithTheReasonNotRaisedSilently() {
+    assertThatThrownBy(() -> valid().concurrency(64).maxBuffered(32).build())
+        .isInstanceOf(SigloConfigurationException.class)
+        .hasMessageContaining("maxBuffered (32) must be at least concurrency (64)");
+    assertThat(valid().concurrency(64).maxBuffered(64).build()).isNotNull();
+    assertThat(valid().concurrency(SigloKafkaConsumer.DEFAULT_MAX_BUFFERED * 2).build())
+        .as("the unset default follows a larger concurrency")
+        .isNotNull();
+  }
+
+  @Test
   void closingAConsumerThatNeverStartedIsHarmlessAndIdempotent() {
     SigloKafkaConsumer<String> c = valid().build();
     c.close(Duration.ofSeconds(1));

@@ -6,7 +6,7 @@ import static org.awaitility.Awaitility.await;
 import dev.siglo.consumer.HandlerContext;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.error.PermanentException;
 import dev.siglo.consumer.error.TransientException;
 import dev.siglo.consumer.key.IdempotencyKeys;
@@ -234,7 +234,7 @@ class SigloKafkaConsumerIT {
           return value;
         };
     dev.siglo.consumer.store.InMemoryIdempotencyStore store =
-        dev.siglo.consumer.store.InMemoryIdempotencyStore.create();
+        dev.siglo.consumer.store.InMemoryIdempotencyStore.of();
     io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
         new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
     try (SigloKafkaConsumer<String> c =
@@ -242,7 +242,7 @@ class SigloKafkaConsumerIT {
             .store(store)
             .metrics(registry)
             .retry(
-                RetrySettings.custom()
+                RetryConfig.custom()
                     .maxAttempts(2)
                     .backoff(Duration.ofMillis(10), Duration.ofMillis(10))
                     .maxDeliveries(3)
@@ -299,10 +299,10 @@ class SigloKafkaConsumerIT {
     assertThat(KafkaTestSupport.header(dead, "siglo.dlt.exception-message"))
         .isEqualTo("connection reset");
     assertThat(KafkaTestSupport.header(dead, "siglo.dlt.attempts")).isEqualTo("3");
-    assertThat(store.getResult(IdempotencyKeys.defaults().build("always-down")))
+    assertThat(store.getResult(IdempotencyKeys.defaults().key("always-down")))
         .as("no decline cached for a transient dead letter")
         .isEmpty();
-    assertThat(store.getResult(IdempotencyKeys.defaults().build("declined")))
+    assertThat(store.getResult(IdempotencyKeys.defaults().key("declined")))
         .containsInstanceOf(Outcome.Declined.class);
   }
 
@@ -370,7 +370,7 @@ class SigloKafkaConsumerIT {
     produceKeys(topic, keys);
     Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
     dev.siglo.consumer.store.InMemoryIdempotencyStore shared =
-        dev.siglo.consumer.store.InMemoryIdempotencyStore.create();
+        dev.siglo.consumer.store.InMemoryIdempotencyStore.of();
     MessageHandler<String> handler = countingEffects(effects);
     SigloKafkaConsumer<String> first =
         consumer(group, topic, handler).store(shared).concurrency(4).build();
@@ -398,7 +398,7 @@ class SigloKafkaConsumerIT {
     produceKeys(topic, keys);
     Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
     dev.siglo.consumer.store.InMemoryIdempotencyStore shared =
-        dev.siglo.consumer.store.InMemoryIdempotencyStore.create();
+        dev.siglo.consumer.store.InMemoryIdempotencyStore.of();
     MessageHandler<String> handler = countingEffects(effects);
     try (SigloKafkaConsumer<String> first =
             consumer(group, topic, handler).store(shared).concurrency(4).build();

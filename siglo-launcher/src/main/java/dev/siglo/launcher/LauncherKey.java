@@ -1,5 +1,10 @@
 package dev.siglo.launcher;
 
+import dev.siglo.consumer.RetryConfig;
+import dev.siglo.kafka.SigloKafkaConsumer;
+import dev.siglo.sqs.SigloSqsConsumer;
+import dev.siglo.store.postgres.PostgresStoreConfig;
+
 /**
  * Every configuration key of the launcher, with its meaning and default: the single source of the
  * reference table in {@code docs/CONFIGURATION.md} (a test keeps the two equal). Classification
@@ -40,16 +45,29 @@ public enum LauncherKey {
       "JDBC URL with `user` and `password` (with `siglo.store=postgres`)"),
   /** PostgreSQL table. */
   STORE_POSTGRES_TABLE(
-      "siglo.store.postgres.table", "siglo_idempotency", "record table (created when missing)"),
+      "siglo.store.postgres.table",
+      PostgresStoreConfig.DEFAULT_TABLE,
+      "record table (created when missing)"),
   /** In-process attempts. */
-  RETRY_MAX_ATTEMPTS("siglo.retry.max-attempts", "3", "in-process attempts per delivery"),
+  RETRY_MAX_ATTEMPTS(
+      "siglo.retry.max-attempts",
+      String.valueOf(RetryConfig.DEFAULT_MAX_ATTEMPTS),
+      "in-process attempts per delivery"),
   /** Deliveries before dead-lettering. */
   RETRY_MAX_DELIVERIES(
-      "siglo.retry.max-deliveries", "5", "deliveries before the dead-letter destination"),
+      "siglo.retry.max-deliveries",
+      String.valueOf(RetryConfig.DEFAULT_MAX_DELIVERIES),
+      "deliveries before the dead-letter destination"),
   /** First in-process backoff. */
-  RETRY_BACKOFF("siglo.retry.backoff", "PT0.1S", "first in-process backoff (ISO-8601 duration)"),
+  RETRY_BACKOFF(
+      "siglo.retry.backoff",
+      RetryConfig.DEFAULT_INITIAL_BACKOFF.toString(),
+      "first in-process backoff (ISO-8601 duration)"),
   /** Concurrency. */
-  CONCURRENCY("siglo.concurrency", "16", "worker threads"),
+  CONCURRENCY(
+      "siglo.concurrency",
+      String.valueOf(SigloKafkaConsumer.DEFAULT_CONCURRENCY),
+      "worker threads"),
   /** Prometheus port. */
   METRICS_PORT(
       "siglo.metrics.prometheus-port",
@@ -64,10 +82,17 @@ public enum LauncherKey {
   /** Kafka topics. */
   KAFKA_TOPICS("siglo.kafka.topics", null, "comma-separated topics"),
   /** Kafka ordering. */
-  KAFKA_ORDERING("siglo.kafka.ordering", "KEY", "`KEY`, `PARTITION` or `UNORDERED`"),
+  KAFKA_ORDERING(
+      "siglo.kafka.ordering",
+      SigloKafkaConsumer.DEFAULT_ORDERING.name(),
+      "`KEY`, `PARTITION` or `UNORDERED`"),
   /** Copy declines to the DLT. */
   KAFKA_DLT_DECLINES(
-      "siglo.kafka.dead-letter-declines", "false", "also copy permanent declines to `<topic>-dlt`"),
+      "siglo.kafka.dead-letter-declines",
+      "false",
+      "also copy permanent declines to `<topic>"
+          + SigloKafkaConsumer.DEFAULT_DEAD_LETTER_SUFFIX
+          + "`"),
   /** SQS endpoint. */
   SQS_ENDPOINT(
       "siglo.sqs.endpoint", "(AWS default)", "SQS endpoint override (for example ElasticMQ)"),
@@ -79,7 +104,10 @@ public enum LauncherKey {
   SQS_DLQ(
       "siglo.sqs.dead-letter-queue-url", "(redrive policy)", "Siglo's own dead-letter queue URL"),
   /** SQS long-poll wait. */
-  SQS_WAIT("siglo.sqs.wait-time", "PT20S", "long-polling wait (ISO-8601 duration, at most 20 s)");
+  SQS_WAIT(
+      "siglo.sqs.wait-time",
+      SigloSqsConsumer.DEFAULT_WAIT_TIME.toString(),
+      "long-polling wait (ISO-8601 duration, at most 20 s)");
 
   private final String key;
   private final String defaultValue;

@@ -5,7 +5,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
@@ -128,8 +128,8 @@ public final class SigloLauncher {
             config.classification(),
             config.source(),
             Thread.currentThread().getContextClassLoader());
-    RetrySettings retry =
-        RetrySettings.custom()
+    RetryConfig retry =
+        RetryConfig.custom()
             .maxAttempts(config.positiveInt(LauncherKey.RETRY_MAX_ATTEMPTS))
             .maxDeliveries(config.positiveInt(LauncherKey.RETRY_MAX_DELIVERIES))
             .backoff(
@@ -137,7 +137,7 @@ public final class SigloLauncher {
                 config.duration(LauncherKey.RETRY_BACKOFF).multipliedBy(20))
             .build();
     IdempotencyKeys keys =
-        IdempotencyKeys.builder()
+        IdempotencyKeys.custom()
             .namespace(config.get(LauncherKey.KEY_NAMESPACE))
             .version(config.get(LauncherKey.KEY_VERSION))
             .build();
@@ -251,8 +251,8 @@ public final class SigloLauncher {
         throw config.error(
             LauncherKey.STORE_REDIS_URL.key(), "'" + uri + "' must look like redis://host:port");
       }
-      return RedisIdempotencyStore.create(
-          RedisStoreConfig.builder()
+      return RedisIdempotencyStore.of(
+          RedisStoreConfig.custom()
               .hostAndPort(uri.getHost(), uri.getPort())
               .credentials(null, config.get(LauncherKey.STORE_REDIS_PASSWORD))
               .build());
@@ -263,14 +263,14 @@ public final class SigloLauncher {
       pool.setMaximumPoolSize(Math.max(4, config.positiveInt(LauncherKey.CONCURRENCY)));
       pool.setPoolName("siglo-store");
       pool.setInitializationFailTimeout(-1); // an unreachable database is transient, not fatal
-      return PostgresIdempotencyStore.create(
+      return PostgresIdempotencyStore.of(
           PostgresStoreConfig.builder(new HikariDataSource(pool))
               .table(config.required(LauncherKey.STORE_POSTGRES_TABLE))
               .createTable(true)
               .closeDataSourceOnClose(true)
               .build());
     }
-    return InMemoryIdempotencyStore.create();
+    return InMemoryIdempotencyStore.of();
   }
 
   /**

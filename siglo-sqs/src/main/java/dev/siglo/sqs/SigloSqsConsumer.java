@@ -7,11 +7,10 @@ import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.engine.MessageProcessorConfig;
 import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.key.KeyExtractors;
-import dev.siglo.consumer.metrics.SigloMetrics;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.support.Durations;
 import dev.siglo.sqs.internal.SqsRuntime;
-import dev.siglo.sqs.internal.SqsSettings;
+import dev.siglo.sqs.internal.SqsRuntimeConfig;
 import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
@@ -39,32 +38,41 @@ import software.amazon.awssdk.services.sqs.model.SqsException;
  * @param <T> the decoded payload type
  */
 public final class SigloSqsConsumer<T> implements AutoCloseable {
+  /** Default receiving threads ({@link Builder#threads}). */
+  public static final int DEFAULT_POLLERS = 1;
+
+  /** Default worker threads ({@link Builder#threads}). */
+  public static final int DEFAULT_CONCURRENCY = 16;
+
+  /** Default messages held at most, received and not yet finished ({@link Builder#threads}). */
+  public static final int DEFAULT_MAX_IN_FLIGHT = 64;
+
+  /** Default long-polling wait ({@link Builder#waitTime}), the most SQS allows. */
+  public static final Duration DEFAULT_WAIT_TIME = Duration.ofSeconds(20);
+
+  /** Default heartbeat fraction of the visibility timeout ({@link Builder#heartbeat}). */
+  public static final double DEFAULT_HEARTBEAT_FRACTION = 0.5;
+
+  /** Default wait of a delete for its batch of ten ({@link Builder#deleteInterval}). */
+  public static final Duration DEFAULT_DELETE_INTERVAL = Duration.ofMillis(100);
+
+  /** How long {@link #close()} waits for running handlers. */
+  public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
+
   private final SqsClient sqs;
-  private final String queueUrl;
-  private final Builder<T> builder;
+  private final SqsRuntimeConfig config;
   private final MessageProcessor processor;
   private final IdempotencyStore store;
-  private final Duration lease;
-  private final SigloMetrics metrics;
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
   private SqsRuntime runtime;
   private boolean closed;
 
   private SigloSqsConsumer(
-      SqsClient sqs,
-      String queueUrl,
-      Builder<T> builder,
-      MessageProcessor processor,
-      IdempotencyStore store,
-      Duration lease,
-      SigloMetrics metrics) {
+      SqsClient sqs, SqsRuntimeConfig config, MessageProcessor processor, IdempotencyStore store) {
     this.sqs = sqs;
-    this.queueUrl = queueUrl;
-    this.builder = builder;
+    this.config = config;
     this.processor = processor;
     this.store = store;
-    this.lease = lease;
-    this.metrics = metrics;
   }
 
   /**
@@ -91,44 +99,29 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
     Map<QueueAttributeName, String> attributes;
     try {
       attributes =
-          sqs.getQueueAttributes(b -> b.queueUrl(queueUrl).attributeNames(QueueAttributeName.ALL))
+          sqs.getQueueAttributes(
+                  b -> b.queueUrl(config.queueUrl()).attributeNames(QueueAttributeName.ALL))
               .attributes();
     } catch (QueueDoesNotExistException e) {
       termination.completeExceptionally(
-          new SigloConfigurationException("queue " + queueUrl + " does not exist", e));
+          new SigloConfigurationException("queue " + config.queueUrl() + " does not exist", e));
       return termination;
     } catch (SqsException e) {
       termination.completeExceptionally(
           e.statusCode() == 403
               ? new SigloConfigurationException(
-                  "access to queue " + queueUrl + " denied: " + e.getMessage(), e)
+                  "access to queue " + config.queueUrl() + " denied: " + e.getMessage(), e)
               : e);
       return termination;
     }
     boolean fifo =
         Boolean.parseBoolean(attributes.getOrDefault(QueueAttributeName.FIFO_QUEUE, "false"));
     Duration visibility =
-        builder.visibilityTimeout != null
-            ? builder.visibilityTimeout
-            : Duration.ofSeconds(
-                Long.parseLong(
-                    attributes.getOrDefault(QueueAttributeName.VISIBILITY_TIMEOUT, "30")));
-    SqsSettings settings =
-        new SqsSettings(
-            queueUrl,
-            fifo,
-            builder.pollers,
-            builder.concurrency,
-            Math.max(builder.maxInFlight, builder.concurrency),
-            builder.waitTime,
-            visibility,
-            builder.heartbeatFraction,
-            lease,
-            builder.deleteInterval,
-            builder.deadLetterQueueUrl,
-            builder.deadLetterDeclines,
-            metrics);
-    runtime = new SqsRuntime(sqs, settings, queueName(queueUrl), processor, store, termination);
+        Duration.ofSeconds(
+            Long.parseLong(attributes.getOrDefault(QueueAttributeName.VISIBILITY_TIMEOUT, "30")));
+    SqsRuntimeConfig settings = config.forQueue(fifo, visibility);
+    runtime =
+        new SqsRuntime(sqs, settings, queueName(config.queueUrl()), processor, store, termination);
     runtime.start();
     return termination;
   }
@@ -173,7 +166,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
   /** Closes with a 30 second timeout. */
   @Override
   public void close() {
-    close(Duration.ofSeconds(30));
+    close(DEFAULT_CLOSE_TIMEOUT);
   }
 
   /**
@@ -185,13 +178,13 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
     private SqsClient client;
     private String queueUrl;
     private String queueName;
-    private int pollers = 1;
-    private int concurrency = 16;
-    private int maxInFlight = 64;
-    private Duration waitTime = Duration.ofSeconds(20);
+    private int pollers = DEFAULT_POLLERS;
+    private int concurrency = DEFAULT_CONCURRENCY;
+    private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
+    private Duration waitTime = DEFAULT_WAIT_TIME;
     private Duration visibilityTimeout;
-    private double heartbeatFraction = 0.5;
-    private Duration deleteInterval = Duration.ofMillis(100);
+    private double heartbeatFraction = DEFAULT_HEARTBEAT_FRACTION;
+    private Duration deleteInterval = DEFAULT_DELETE_INTERVAL;
     private String deadLetterQueueUrl;
     private boolean deadLetterDeclines;
 
@@ -247,6 +240,14 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
       if (pollers < 1 || concurrency < 1 || maxInFlight < 1) {
         throw new IllegalArgumentException(
             "pollers, concurrency and maxInFlight must be at least 1");
+      }
+      if (maxInFlight < concurrency) {
+        throw new IllegalArgumentException(
+            "maxInFlight ("
+                + maxInFlight
+                + ") must be at least concurrency ("
+                + concurrency
+                + "): fewer messages held than workers would leave workers idle");
       }
       this.pollers = pollers;
       this.concurrency = concurrency;
@@ -323,14 +324,23 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
           throw new SigloConfigurationException("queue '" + queueName + "' does not exist", e);
         }
       }
+      SqsRuntimeConfig config =
+          new SqsRuntimeConfig(
+              url,
+              false,
+              pollers,
+              concurrency,
+              maxInFlight,
+              waitTime,
+              visibilityTimeout,
+              heartbeatFraction,
+              lease(),
+              deleteInterval,
+              deadLetterQueueUrl,
+              deadLetterDeclines,
+              metricsOrNull());
       return new SigloSqsConsumer<>(
-          client,
-          url,
-          this,
-          processor("sqs-" + queueName(url)),
-          effectiveStore(),
-          lease(),
-          metricsOrNull());
+          client, config, processor("sqs-" + queueName(url)), effectiveStore());
     }
   }
 }

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.error.PermanentException;
 import dev.siglo.consumer.error.TransientException;
 import dev.siglo.consumer.store.InMemoryIdempotencyStore;
@@ -127,14 +127,14 @@ class SigloSqsConsumerIT {
           }
           return body;
         };
-    RetrySettings fast =
-        RetrySettings.custom()
+    RetryConfig fast =
+        RetryConfig.custom()
             .maxAttempts(1)
             .maxDeliveries(10)
             .redeliveryBackoff(Duration.ofMillis(100), Duration.ofMillis(100))
             .jitter(0)
             .build();
-    InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
+    InMemoryIdempotencyStore store = InMemoryIdempotencyStore.of();
     sqs.send(redriven, "r-down", "down");
     sqs.send(direct, "d-flaky", "flaky");
     sqs.send(direct, "d-down", "down");
@@ -145,7 +145,7 @@ class SigloSqsConsumerIT {
             consumer(direct, handler)
                 .store(store)
                 .retry(
-                    RetrySettings.custom()
+                    RetryConfig.custom()
                         .maxAttempts(1)
                         .maxDeliveries(3)
                         .redeliveryBackoff(Duration.ofMillis(100), Duration.ofMillis(100))
@@ -207,7 +207,7 @@ class SigloSqsConsumerIT {
                   return null;
                 })
             .retry(
-                RetrySettings.custom()
+                RetryConfig.custom()
                     .maxAttempts(1)
                     .redeliveryBackoff(Duration.ofSeconds(3), Duration.ofSeconds(3))
                     .jitter(0)
@@ -229,7 +229,7 @@ class SigloSqsConsumerIT {
     AtomicInteger runs = new AtomicInteger();
     AtomicInteger duplicates = new AtomicInteger();
     java.util.concurrent.atomic.AtomicLong startedAt = new java.util.concurrent.atomic.AtomicLong();
-    InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
+    InMemoryIdempotencyStore store = InMemoryIdempotencyStore.of();
     try (SigloSqsConsumer<String> c =
         consumer(
                 url,
@@ -241,7 +241,7 @@ class SigloSqsConsumerIT {
                 })
             .store(store)
             .options(
-                dev.siglo.consumer.IdempotencyOptions.custom().lease(Duration.ofSeconds(3)).build())
+                dev.siglo.consumer.IdempotencyConfig.custom().lease(Duration.ofSeconds(3)).build())
             .heartbeat(Duration.ofSeconds(2), 0.5)
             .listener(
                 e -> {
@@ -259,7 +259,7 @@ class SigloSqsConsumerIT {
               store
                   .claim(
                       new dev.siglo.consumer.store.ClaimRequest(
-                          dev.siglo.consumer.key.IdempotencyKeys.defaults().build("long-job"),
+                          dev.siglo.consumer.key.IdempotencyKeys.defaults().key("long-job"),
                           null,
                           Duration.ofSeconds(3)))
                   .status())
@@ -312,7 +312,7 @@ class SigloSqsConsumerIT {
                   }
                 })
             .retry(
-                RetrySettings.custom()
+                RetryConfig.custom()
                     .maxAttempts(1)
                     .redeliveryBackoff(Duration.ofSeconds(1), Duration.ofSeconds(1))
                     .jitter(0)
@@ -338,7 +338,7 @@ class SigloSqsConsumerIT {
     }
     sqs.sendAll(url, messages);
     Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
-    InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
+    InMemoryIdempotencyStore store = InMemoryIdempotencyStore.of();
     MessageHandler<String> slow =
         (body, ctx) -> {
           Thread.sleep(10); // simulated work

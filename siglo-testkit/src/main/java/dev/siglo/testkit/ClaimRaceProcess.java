@@ -32,13 +32,13 @@ public final class ClaimRaceProcess {
     StoreFactory factory =
         (StoreFactory) Class.forName(args[0]).getDeclaredConstructor().newInstance();
     String connection = args[1];
-    IdempotencyKeys keys = IdempotencyKeys.builder().namespace(args[2]).build();
+    IdempotencyKeys keys = IdempotencyKeys.custom().namespace(args[2]).build();
     int count = Integer.parseInt(args[3]);
     Path out = Path.of(args[4]);
     long seed = Long.parseLong(args[5]);
     List<String> order = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      order.add(keys.build("race-" + i));
+      order.add(keys.key("race-" + i));
     }
     Collections.shuffle(order, new Random(seed));
     try (IdempotencyStore store = factory.open(connection);

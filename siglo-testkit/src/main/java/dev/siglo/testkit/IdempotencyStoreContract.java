@@ -95,7 +95,7 @@ public abstract class IdempotencyStoreContract {
     store = createStore(clock);
     store.clear();
     keys =
-        IdempotencyKeys.builder()
+        IdempotencyKeys.custom()
             .namespace("contract")
             .version(UUID.randomUUID().toString().substring(0, 8))
             .build();
@@ -111,7 +111,7 @@ public abstract class IdempotencyStoreContract {
    * @return the key under this test's namespace
    */
   protected String key(String raw) {
-    return keys.build(raw);
+    return keys.key(raw);
   }
 
   private ClaimRequest req(String key) {

@@ -71,7 +71,7 @@ public final class RedisServer implements AutoCloseable {
   /**
    * @return a builder for a server this test owns
    */
-  public static Builder builder() {
+  public static Builder custom() {
     return new Builder();
   }
 
@@ -87,7 +87,7 @@ public final class RedisServer implements AutoCloseable {
       return new RedisServer(
           null, uri.getHost(), uri.getPort() < 0 ? 6379 : uri.getPort(), null, false, null, false);
     }
-    return builder().start();
+    return custom().start();
   }
 
   /**

@@ -8,6 +8,6 @@ import dev.siglo.consumer.store.InMemoryIdempotencyStore;
 class CoalescingStoreContractTest extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createStore(MutableClock clock) {
-    return new CoalescingIdempotencyStore(InMemoryIdempotencyStore.builder().clock(clock).build());
+    return new CoalescingIdempotencyStore(InMemoryIdempotencyStore.custom().clock(clock).build());
   }
 }

@@ -17,7 +17,7 @@ class InMemoryIdempotencyStoreBoundsTest {
   private static final Duration LEASE = Duration.ofSeconds(30);
   private final MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
   private final InMemoryIdempotencyStore store =
-      InMemoryIdempotencyStore.builder().clock(clock).maxEntries(3).build();
+      InMemoryIdempotencyStore.custom().clock(clock).maxEntries(3).build();
 
   private ClaimResult claim(String key) {
     return store.claim(new ClaimRequest(key, null, LEASE));

@@ -6,6 +6,6 @@ import dev.siglo.consumer.store.InMemoryIdempotencyStore;
 class InMemoryIdempotencyStoreContractTest extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createStore(MutableClock clock) {
-    return InMemoryIdempotencyStore.builder().clock(clock).build();
+    return InMemoryIdempotencyStore.custom().clock(clock).build();
   }
 }

@@ -1,7 +1,7 @@
 package dev.siglo.examples.demo;
 
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.key.KeyExtractors;
 import dev.siglo.consumer.store.IdempotencyStore;
@@ -157,8 +157,8 @@ public final class Demo {
   private static IdempotencyStore store(Options options) {
     if (options.redisUrl() != null) {
       URI uri = URI.create(options.redisUrl());
-      return RedisIdempotencyStore.create(
-          RedisStoreConfig.builder()
+      return RedisIdempotencyStore.of(
+          RedisStoreConfig.custom()
               .hostAndPort(uri.getHost(), uri.getPort())
               .keyPrefix("siglo-demo:")
               .build());
@@ -166,18 +166,18 @@ public final class Demo {
     if (options.postgresUrl() != null) {
       PGSimpleDataSource ds = new PGSimpleDataSource();
       ds.setURL(options.postgresUrl());
-      return PostgresIdempotencyStore.create(
+      return PostgresIdempotencyStore.of(
           PostgresStoreConfig.builder(ds).table("siglo_demo").createTable(true).build());
     }
-    return InMemoryIdempotencyStore.create();
+    return InMemoryIdempotencyStore.of();
   }
 
   private static ErrorClassifier classifier() {
-    return ErrorClassifier.builder().permanentOn(CardDeclinedException.class).build();
+    return ErrorClassifier.custom().permanentOn(CardDeclinedException.class).build();
   }
 
-  private static RetrySettings retry() {
-    return RetrySettings.custom()
+  private static RetryConfig retry() {
+    return RetryConfig.custom()
         .maxAttempts(3)
         .backoff(Duration.ofMillis(20), Duration.ofMillis(200))
         .build();

@@ -1,7 +1,7 @@
 package dev.siglo.examples.kafka;
 
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.key.KeyExtractors;
 import dev.siglo.consumer.store.IdempotencyStore;
@@ -39,8 +39,8 @@ public final class KafkaPaymentsConsumer {
             .topics("orders")
             .keyExtractor(KeyExtractors.jsonPointer("/orderId"))
             .store(store)
-            .classifier(ErrorClassifier.builder().permanentOn(CardDeclinedException.class).build())
-            .retry(RetrySettings.custom().maxAttempts(3).maxDeliveries(5).build())
+            .classifier(ErrorClassifier.custom().permanentOn(CardDeclinedException.class).build())
+            .retry(RetryConfig.custom().maxAttempts(3).maxDeliveries(5).build())
             .ordering(Ordering.KEY) // one record per key at a time, keys in parallel
             .concurrency(32) // independent of the partition count
             .deadLetterDeclines(true) // also copy declines to orders-dlt

@@ -1,7 +1,7 @@
 package dev.siglo.examples.payments;
 
 import dev.siglo.consumer.HandlerContext;
-import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.Step;
 import java.time.Duration;
@@ -17,17 +17,17 @@ public final class ChargeOrderHandler implements MessageHandler<Order> {
    * @param receipts the receipt sender
    */
   public ChargeOrderHandler(PaymentGateway gateway, ReceiptSender receipts) {
-    IdempotencyOptions stepOptions =
-        IdempotencyOptions.custom()
+    IdempotencyConfig stepOptions =
+        IdempotencyConfig.custom()
             .ttl(Duration.ofDays(1))
             .settleTimeout(Duration.ofSeconds(3))
             .pollInterval(Duration.ofMillis(50))
             .build();
     this.chargeCard =
-        Step.create("chargeCard", Charge.class, gateway::charge)
+        Step.of("chargeCard", Charge.class, gateway::charge)
             .idempotent(order -> "charge:" + order.orderId(), stepOptions);
     this.sendReceipt =
-        Step.create(
+        Step.of(
                 "sendReceipt",
                 Void.class,
                 (Charge charge) -> {

@@ -3,7 +3,7 @@ package dev.siglo.examples.payments;
 import dev.siglo.consumer.Message;
 import dev.siglo.consumer.MessageSource;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.engine.Disposition;
 import dev.siglo.consumer.engine.MessageProcessor;
@@ -137,11 +137,11 @@ public final class QuickstartMain {
             MessageProcessorConfig.builder(
                     PayloadDecoder.json(Order.class), new ChargeOrderHandler(gateway, receipts))
                 .keyExtractor(KeyExtractors.jsonPointer("/orderId"))
-                .keys(IdempotencyKeys.builder().namespace("shop-eu").version("1").build())
+                .keys(IdempotencyKeys.custom().namespace("shop-eu").version("1").build())
                 .classifier(
-                    ErrorClassifier.builder().permanentOn(CardDeclinedException.class).build())
+                    ErrorClassifier.custom().permanentOn(CardDeclinedException.class).build())
                 .retry(
-                    RetrySettings.custom()
+                    RetryConfig.custom()
                         .maxAttempts(3)
                         .backoff(Duration.ofMillis(20), Duration.ofMillis(200))
                         .build())

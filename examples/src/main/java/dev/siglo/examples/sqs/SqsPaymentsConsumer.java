@@ -1,7 +1,7 @@
 package dev.siglo.examples.sqs;
 
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.key.KeyExtractors;
 import dev.siglo.consumer.store.IdempotencyStore;
@@ -35,8 +35,8 @@ public final class SqsPaymentsConsumer {
             .queueName("orders")
             .keyExtractor(KeyExtractors.jsonPointer("/orderId"))
             .store(store)
-            .classifier(ErrorClassifier.builder().permanentOn(CardDeclinedException.class).build())
-            .retry(RetrySettings.custom().maxAttempts(3).maxDeliveries(5).build())
+            .classifier(ErrorClassifier.custom().permanentOn(CardDeclinedException.class).build())
+            .retry(RetryConfig.custom().maxAttempts(3).maxDeliveries(5).build())
             .threads(2, 32, 64) // pollers, workers, messages held at most
             .heartbeat(Duration.ofSeconds(30), 0.5) // extend visibility past half of it
             .deadLetterQueue("https://sqs.eu-west-1.amazonaws.com/123456789012/orders-dlq", true)

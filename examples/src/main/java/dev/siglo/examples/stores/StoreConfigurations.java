@@ -1,6 +1,6 @@
 package dev.siglo.examples.stores;
 
-import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.examples.payments.Order;
 import dev.siglo.store.postgres.PostgresIdempotencyStore;
 import dev.siglo.store.postgres.PostgresStoreConfig;
@@ -24,8 +24,8 @@ public final class StoreConfigurations {
   public static RedisIdempotencyStore redis(String password) {
     // README:start redis-store
     RedisIdempotencyStore redis =
-        RedisIdempotencyStore.create(
-            RedisStoreConfig.builder()
+        RedisIdempotencyStore.of(
+            RedisStoreConfig.custom()
                 .hostAndPort("redis.internal", 6379)
                 .credentials("siglo", password) // ACL user; never printed, masked in toString
                 .tls(true)
@@ -45,7 +45,7 @@ public final class StoreConfigurations {
   public static PostgresIdempotencyStore postgres(DataSource dataSource) {
     // README:start postgres-store
     PostgresIdempotencyStore postgres =
-        PostgresIdempotencyStore.create(
+        PostgresIdempotencyStore.of(
             PostgresStoreConfig.builder(dataSource) // your pool: one borrowed connection per call
                 .schema("payments")
                 .table("siglo_idempotency")
@@ -63,7 +63,7 @@ public final class StoreConfigurations {
   public static TransactionalStep<Order, Long> recordPayment(PostgresIdempotencyStore postgres) {
     // README:start transactional-step
     TransactionalStep<Order, Long> recordPayment =
-        TransactionalStep.create(
+        TransactionalStep.of(
                 postgres,
                 "recordPayment",
                 Long.class,
@@ -79,8 +79,8 @@ public final class StoreConfigurations {
                     }
                   }
                 })
-            .idempotent(order -> "payment:" + order.orderId(), IdempotencyOptions.defaults());
-    // inside a MessageHandler: long paymentId = recordPayment.run(context, order);
+            .idempotent(order -> "payment:" + order.orderId(), IdempotencyConfig.defaults());
+    // inside a MessageHandler: long paymentId = context.run(recordPayment, order);
     // README:end transactional-step
     return recordPayment;
   }

@@ -10,7 +10,7 @@ class MyStoreContractTest extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createStore(MutableClock clock) {
     // your store here; expiry must follow the injected clock
-    return InMemoryIdempotencyStore.builder().clock(clock).build();
+    return InMemoryIdempotencyStore.custom().clock(clock).build();
   }
 }
 // README:end store-contract

@@ -43,7 +43,7 @@ public class EngineBenchmark {
         MessageProcessor.of(
             MessageProcessorConfig.builder(PayloadDecoder.bytes(), handler)
                 // bounded, so the benchmark measures the engine and not a million-entry heap
-                .store(InMemoryIdempotencyStore.builder().maxEntries(10_000).build())
+                .store(InMemoryIdempotencyStore.custom().maxEntries(10_000).build())
                 .keyExtractor(KeyExtractors.recordKey())
                 .build());
   }

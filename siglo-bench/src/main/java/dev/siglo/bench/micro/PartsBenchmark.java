@@ -27,14 +27,14 @@ import org.openjdk.jmh.annotations.State;
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
 public class PartsBenchmark {
   private final IdempotencyKeys keys =
-      IdempotencyKeys.builder().namespace("shop-eu").version("1").build();
+      IdempotencyKeys.custom().namespace("shop-eu").version("1").build();
   private final String shortKey = "order-1234567";
   private final String longKey = "order-".repeat(40);
   private final ErrorClassifier classifier = ErrorClassifier.defaults();
   private final Throwable wrapped =
       new ExecutionException(
           new UncheckedIOException(new SocketTimeoutException("read timed out")));
-  private final JsonOutcomeCodec codec = JsonOutcomeCodec.create();
+  private final JsonOutcomeCodec codec = JsonOutcomeCodec.of();
   private final Outcome success =
       new Outcome.Success("{\"chargeId\":\"ch_1234567890\",\"cents\":4200}");
   private final Outcome declined =
@@ -53,7 +53,7 @@ public class PartsBenchmark {
    */
   @Benchmark
   public String keyShort() {
-    return keys.build(shortKey);
+    return keys.key(shortKey);
   }
 
   /**
@@ -61,7 +61,7 @@ public class PartsBenchmark {
    */
   @Benchmark
   public String keyLongDigested() {
-    return keys.build(longKey);
+    return keys.key(longKey);
   }
 
   /**

@@ -78,7 +78,7 @@ public final class ErrorClassifier {
           ErrorClass.PERMANENT);
 
   private static final List<ClassificationRule> BUILT_IN = builtInRules();
-  private static final ErrorClassifier DEFAULTS = builder().build();
+  private static final ErrorClassifier DEFAULTS = custom().build();
 
   private final List<ClassificationRule> rules;
   private final ErrorClass defaultClass;
@@ -98,7 +98,7 @@ public final class ErrorClassifier {
   /**
    * @return a builder starting with no user rules
    */
-  public static Builder builder() {
+  public static Builder custom() {
     return new Builder();
   }
 
@@ -218,7 +218,7 @@ public final class ErrorClassifier {
             a.depth() != b.depth()
                 ? Integer.compare(b.depth(), a.depth())
                 : a.errorClass().compareTo(b.errorClass()));
-    Builder builder = builder();
+    Builder builder = custom();
     typeRules.forEach(r -> builder.rule(ClassificationRule.ofType(r.type(), r.errorClass())));
     pattern(props, KEY_PERMANENT_MESSAGE, source)
         .ifPresent(p -> builder.rule(ClassificationRule.messageMatches(p, ErrorClass.PERMANENT)));

@@ -1,9 +1,9 @@
 package dev.siglo.consumer.engine;
 
-import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.event.SigloEventListener;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
@@ -27,7 +27,7 @@ import java.util.Objects;
 public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
   private final MessageProcessorConfig.Builder<T> engine;
   private IdempotencyStore store;
-  private Duration lease = IdempotencyOptions.DEFAULT_LEASE;
+  private Duration lease = IdempotencyConfig.DEFAULT_LEASE;
   private SigloMetrics metrics;
   private IdempotencyStore prepared;
 
@@ -113,7 +113,7 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
    * @param retry in-process attempts, redelivery backoff and maximum deliveries
    * @return this builder
    */
-  public B retry(RetrySettings retry) {
+  public B retry(RetryConfig retry) {
     engine.retry(retry);
     return self();
   }
@@ -122,7 +122,7 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
    * @param options ttl, lease, settle timeout and poll interval of message claims
    * @return this builder
    */
-  public B options(IdempotencyOptions options) {
+  public B options(IdempotencyConfig options) {
     engine.options(options);
     this.lease = options.lease();
     return self();
@@ -146,7 +146,7 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
    */
   protected final IdempotencyStore effectiveStore() {
     if (prepared == null) {
-      prepared = store != null ? store : InMemoryIdempotencyStore.create();
+      prepared = store != null ? store : InMemoryIdempotencyStore.of();
       if (prepared.prefersBatches()) {
         prepared = new CoalescingIdempotencyStore(prepared);
       }

@@ -11,7 +11,6 @@ import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.spi.StepContext;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.Outcome;
-import dev.siglo.consumer.store.ResultCodec;
 import java.util.List;
 import java.util.Optional;
 
@@ -24,7 +23,7 @@ final class DefaultHandlerContext implements HandlerContext, StepContext {
   private final IdempotentInvoker invoker;
   private final IdempotencyKeys keys;
   private final ErrorClassifier classifier;
-  private final ResultCodec codec;
+  private final ResultJson codec;
 
   DefaultHandlerContext(
       Message message,
@@ -34,7 +33,7 @@ final class DefaultHandlerContext implements HandlerContext, StepContext {
       IdempotentInvoker invoker,
       IdempotencyKeys keys,
       ErrorClassifier classifier,
-      ResultCodec codec) {
+      ResultJson codec) {
     this.message = message;
     this.key = key;
     this.token = token;
@@ -90,9 +89,7 @@ final class DefaultHandlerContext implements HandlerContext, StepContext {
 
   @Override
   public String stepKey(String stepName, String rawStepKey, boolean absolute) {
-    return absolute || key == null
-        ? keys.build(rawStepKey)
-        : keys.scoped(key, stepName, rawStepKey);
+    return absolute || key == null ? keys.key(rawStepKey) : keys.scoped(key, stepName, rawStepKey);
   }
 
   @Override
@@ -101,8 +98,13 @@ final class DefaultHandlerContext implements HandlerContext, StepContext {
   }
 
   @Override
-  public ResultCodec resultCodec() {
-    return codec;
+  public String encodeResult(Object value) {
+    return codec.encode(value);
+  }
+
+  @Override
+  public <R> R decodeResult(String json, Class<R> type) {
+    return codec.decode(json, type);
   }
 
   @Override

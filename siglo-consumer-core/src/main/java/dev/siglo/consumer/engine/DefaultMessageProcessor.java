@@ -3,7 +3,7 @@ package dev.siglo.consumer.engine;
 import dev.siglo.consumer.DeadLetterReason;
 import dev.siglo.consumer.Message;
 import dev.siglo.consumer.MessageHook;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.error.IdempotencyConflictException;
@@ -39,6 +39,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
   private final IntervalFunction retryBackoff;
   private final IntervalFunction redeliveryBackoff;
   private final Time time;
+  private final ResultJson results;
   private final ErrorClassifier classifier;
 
   /**
@@ -47,15 +48,16 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
   DefaultMessageProcessor(MessageProcessorConfig<T> config) {
     this.config = config;
     this.time = config.time();
-    this.invoker = new IdempotentInvoker(config.store(), config.resultCodec(), time);
+    this.results = ResultJson.of(config.resultMapper());
+    this.invoker = new IdempotentInvoker(config.store(), results, time);
     this.events = new EventSink(config.listeners());
     this.classifier = config.classifier();
-    RetrySettings r = config.retry();
+    RetryConfig r = config.retry();
     this.retryBackoff = backoff(r.initialBackoff(), r.maxBackoff(), r);
     this.redeliveryBackoff = backoff(r.initialRedeliveryBackoff(), r.maxRedeliveryBackoff(), r);
   }
 
-  private static IntervalFunction backoff(Duration initial, Duration max, RetrySettings r) {
+  private static IntervalFunction backoff(Duration initial, Duration max, RetryConfig r) {
     return r.jitter() == 0.0
         ? IntervalFunction.ofExponentialBackoff(initial, r.multiplier(), max)
         : IntervalFunction.ofExponentialRandomBackoff(initial, r.multiplier(), r.jitter(), max);
@@ -106,7 +108,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     }
     String key;
     try {
-      key = config.keys().build(rawKey);
+      key = config.keys().key(rawKey);
     } catch (InvalidIdempotencyKeyException e) {
       return deadLetter(message, null, DeadLetterReason.INVALID_KEY, e, 0);
     }
@@ -253,7 +255,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     long start = System.nanoTime();
     DefaultHandlerContext context =
         new DefaultHandlerContext(
-            message, key, token, attempt, invoker, config.keys(), classifier, config.resultCodec());
+            message, key, token, attempt, invoker, config.keys(), classifier, results);
     Object result = config.handler().handle(value, context);
     for (MessageHook hook : config.hooks()) {
       hook.after(message, result);

@@ -103,24 +103,23 @@ public sealed interface Disposition
    * {@link DeadLetterReason#RETRIES_EXHAUSTED}: replaying it from the DLQ executes it.
    *
    * @param reason why
-   * @param classification the class of the failure
+   * @param errorClass the class of the failure
    * @param cause the failure
    * @param attempts in-process attempts made in this delivery
    */
-  record DeadLetter(
-      DeadLetterReason reason, ErrorClass classification, Throwable cause, int attempts)
+  record DeadLetter(DeadLetterReason reason, ErrorClass errorClass, Throwable cause, int attempts)
       implements Disposition {
     /**
      * Validates.
      *
      * @param reason see the record component
-     * @param classification see the record component
+     * @param errorClass see the record component
      * @param cause see the record component
      * @param attempts see the record component
      */
     public DeadLetter {
       Objects.requireNonNull(reason, "reason");
-      Objects.requireNonNull(classification, "classification");
+      Objects.requireNonNull(errorClass, "errorClass");
       Objects.requireNonNull(cause, "cause");
     }
   }

@@ -1,6 +1,6 @@
 package dev.siglo.consumer.engine;
 
-import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.classify.Classification;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.classify.ErrorClassifier;
@@ -15,7 +15,6 @@ import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.Outcome;
-import dev.siglo.consumer.store.ResultCodec;
 import dev.siglo.consumer.support.Time;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -34,10 +33,10 @@ final class IdempotentInvoker {
   private static final long MAX_COMPLETION_BACKOFF_MS = 1_000;
 
   private final IdempotencyStore store;
-  private final ResultCodec codec;
+  private final ResultJson codec;
   private final Time time;
 
-  IdempotentInvoker(IdempotencyStore store, ResultCodec codec, Time time) {
+  IdempotentInvoker(IdempotencyStore store, ResultJson codec, Time time) {
     this.store = store;
     this.codec = codec;
     this.time = time;
@@ -58,7 +57,7 @@ final class IdempotentInvoker {
   <R> Invocation<R> invoke(
       String key,
       String fingerprint,
-      IdempotencyOptions options,
+      IdempotencyConfig options,
       ErrorClassifier classifier,
       Body<R> body)
       throws Exception {
@@ -112,7 +111,7 @@ final class IdempotentInvoker {
   private <R> Invocation<R> onFailure(
       String key,
       ClaimToken token,
-      IdempotencyOptions options,
+      IdempotencyConfig options,
       ErrorClassifier classifier,
       Exception failure)
       throws Exception {
@@ -134,7 +133,7 @@ final class IdempotentInvoker {
   /** The first wait of a settling duplicate; later waits double up to the poll interval. */
   static final long FIRST_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(2);
 
-  private ClaimResult settle(ClaimRequest request, IdempotencyOptions options) {
+  private ClaimResult settle(ClaimRequest request, IdempotencyConfig options) {
     long waitNanos = options.settleTimeout().toNanos();
     long maxPollNanos = options.pollInterval().toNanos();
     long pollNanos = Math.min(FIRST_POLL_NANOS, maxPollNanos);

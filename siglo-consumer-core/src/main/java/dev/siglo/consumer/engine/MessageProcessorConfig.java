@@ -1,10 +1,11 @@
 package dev.siglo.consumer.engine;
 
-import dev.siglo.consumer.IdempotencyOptions;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.MessageHook;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.event.SigloEventListener;
 import dev.siglo.consumer.key.FingerprintFunction;
@@ -15,7 +16,6 @@ import dev.siglo.consumer.key.KeyExtractors;
 import dev.siglo.consumer.key.MissingKeyPolicy;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.InMemoryIdempotencyStore;
-import dev.siglo.consumer.store.ResultCodec;
 import dev.siglo.consumer.support.Time;
 import java.util.ArrayList;
 import java.util.List;
@@ -27,13 +27,17 @@ import java.util.Objects;
  *
  * <p>Defaults: a new {@link InMemoryIdempotencyStore}; keys {@code ff:idemp:_:_:<key>}; key from
  * header {@value #DEFAULT_KEY_HEADER}, else the record key; the SHA-256 payload fingerprint;
- * missing keys rejected; {@link IdempotencyOptions#defaults()}; {@link ErrorClassifier#defaults()};
- * {@link RetrySettings#defaults()}; JSON results.
+ * missing keys rejected; {@link IdempotencyConfig#defaults()}; {@link ErrorClassifier#defaults()};
+ * {@link RetryConfig#defaults()}; JSON results.
  *
  * @param <T> the decoded payload type
  */
 public final class MessageProcessorConfig<T> {
   /** The header (or attribute) read for the idempotency key by default. */
+  private static final ObjectMapper DEFAULT_RESULT_MAPPER =
+      new ObjectMapper().findAndRegisterModules();
+
+  /** The header (Kafka) or message attribute (SQS) read for the key by default. */
   public static final String DEFAULT_KEY_HEADER = "idempotency-key";
 
   private final String name;
@@ -44,10 +48,10 @@ public final class MessageProcessorConfig<T> {
   private final IdempotencyKeyExtractor<? super T> keyExtractor;
   private final FingerprintFunction fingerprint;
   private final MissingKeyPolicy missingKeyPolicy;
-  private final IdempotencyOptions options;
+  private final IdempotencyConfig options;
   private final ErrorClassifier classifier;
-  private final RetrySettings retry;
-  private final ResultCodec resultCodec;
+  private final RetryConfig retry;
+  private final ObjectMapper resultMapper;
   private final List<MessageHook> hooks;
   private final List<SigloEventListener> listeners;
   private final Time time;
@@ -56,7 +60,7 @@ public final class MessageProcessorConfig<T> {
     this.name = b.name;
     this.decoder = b.decoder;
     this.handler = b.handler;
-    this.store = b.store != null ? b.store : InMemoryIdempotencyStore.create();
+    this.store = b.store != null ? b.store : InMemoryIdempotencyStore.of();
     this.keys = b.keys;
     this.keyExtractor = b.keyExtractor;
     this.fingerprint = b.fingerprint;
@@ -64,7 +68,7 @@ public final class MessageProcessorConfig<T> {
     this.options = b.options;
     this.classifier = b.classifier;
     this.retry = b.retry;
-    this.resultCodec = b.resultCodec;
+    this.resultMapper = b.resultMapper;
     this.hooks = List.copyOf(b.hooks);
     this.listeners = List.copyOf(b.listeners);
     this.time = b.time;
@@ -140,7 +144,7 @@ public final class MessageProcessorConfig<T> {
   /**
    * @return the message-level idempotency options
    */
-  public IdempotencyOptions options() {
+  public IdempotencyConfig options() {
     return options;
   }
 
@@ -154,15 +158,15 @@ public final class MessageProcessorConfig<T> {
   /**
    * @return the retry settings
    */
-  public RetrySettings retry() {
+  public RetryConfig retry() {
     return retry;
   }
 
   /**
-   * @return the result codec
+   * @return the Jackson mapper that turns results into the JSON stored in their outcome
    */
-  public ResultCodec resultCodec() {
-    return resultCodec;
+  public ObjectMapper resultMapper() {
+    return resultMapper;
   }
 
   /**
@@ -202,10 +206,10 @@ public final class MessageProcessorConfig<T> {
             KeyExtractors.header(DEFAULT_KEY_HEADER), KeyExtractors.recordKey());
     private FingerprintFunction fingerprint = Fingerprints.payloadSha256();
     private MissingKeyPolicy missingKeyPolicy = MissingKeyPolicy.REJECT;
-    private IdempotencyOptions options = IdempotencyOptions.defaults();
+    private IdempotencyConfig options = IdempotencyConfig.defaults();
     private ErrorClassifier classifier = ErrorClassifier.defaults();
-    private RetrySettings retry = RetrySettings.defaults();
-    private ResultCodec resultCodec = ResultCodec.json();
+    private RetryConfig retry = RetryConfig.defaults();
+    private ObjectMapper resultMapper = DEFAULT_RESULT_MAPPER;
     private final List<MessageHook> hooks = new ArrayList<>();
     private final List<SigloEventListener> listeners = new ArrayList<>();
     private Time time = Time.SYSTEM;
@@ -277,7 +281,7 @@ public final class MessageProcessorConfig<T> {
      * @param options ttl, lease, settle timeout and poll interval of message claims
      * @return this builder
      */
-    public Builder<T> options(IdempotencyOptions options) {
+    public Builder<T> options(IdempotencyConfig options) {
       this.options = Objects.requireNonNull(options, "options");
       return this;
     }
@@ -295,7 +299,7 @@ public final class MessageProcessorConfig<T> {
      * @param retry the retry settings
      * @return this builder
      */
-    public Builder<T> retry(RetrySettings retry) {
+    public Builder<T> retry(RetryConfig retry) {
       this.retry = Objects.requireNonNull(retry, "retry");
       return this;
     }
@@ -311,11 +315,12 @@ public final class MessageProcessorConfig<T> {
     }
 
     /**
-     * @param resultCodec encodes results (default: Jackson JSON)
+     * @param resultMapper the Jackson mapper that turns handler and step results into stored JSON
+     *     (default: a mapper with the modules on the class path); shared, never modified
      * @return this builder
      */
-    public Builder<T> resultCodec(ResultCodec resultCodec) {
-      this.resultCodec = Objects.requireNonNull(resultCodec, "resultCodec");
+    public Builder<T> resultMapper(ObjectMapper resultMapper) {
+      this.resultMapper = Objects.requireNonNull(resultMapper, "resultMapper");
       return this;
     }
 

@@ -26,4 +26,21 @@ public class SigloConfigurationException extends SigloException {
   public SigloConfigurationException(String message, Throwable cause) {
     super(message, cause);
   }
+
+  /**
+   * The configuration error in a failure's cause chain, if any: a runtime stops on it instead of
+   * retrying what cannot succeed.
+   *
+   * @param failure a failure, or {@code null}
+   * @return the first configuration error in its cause chain (16 levels at most), or {@code null}
+   */
+  public static SigloConfigurationException in(Throwable failure) {
+    Throwable t = failure;
+    for (int depth = 0; t != null && depth < 16; t = t.getCause(), depth++) {
+      if (t instanceof SigloConfigurationException e) {
+        return e;
+      }
+    }
+    return null;
+  }
 }

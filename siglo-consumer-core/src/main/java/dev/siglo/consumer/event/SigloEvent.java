@@ -89,14 +89,10 @@ public sealed interface SigloEvent
    * @param message the message
    * @param key the key, or {@code null}
    * @param reason why
-   * @param classification the class of the failure
+   * @param errorClass the class of the failure
    * @param cause the failure
    */
   record DeadLettered(
-      Message message,
-      String key,
-      DeadLetterReason reason,
-      ErrorClass classification,
-      Throwable cause)
+      Message message, String key, DeadLetterReason reason, ErrorClass errorClass, Throwable cause)
       implements SigloEvent {}
 }

@@ -7,7 +7,7 @@ import java.util.Objects;
 /**
  * Builds scoped idempotency keys in the reference format {@code
  * {prefix}:{namespace}:{version}:{key}} (prefix {@code ff:idemp} by default), so keys interoperate
- * with other Siglo implementations sharing a store. {@code IdempotencyKeys.build("order-1234",
+ * with other Siglo implementations sharing a store. {@code IdempotencyKeys.format("order-1234",
  * "tenant-a", "2.0.0")} returns {@code ff:idemp:tenant-a:2.0.0:order-1234}. An absent namespace or
  * version is written as {@code _}, so the segments stay unambiguous.
  *
@@ -37,7 +37,7 @@ public final class IdempotencyKeys {
   public static final int MAX_STORE_KEY_LENGTH = StoreKeys.MAX_LENGTH;
 
   private static final String ABSENT = "_";
-  private static final IdempotencyKeys DEFAULTS = builder().build();
+  private static final IdempotencyKeys DEFAULTS = custom().build();
 
   private final String prefix;
   private final String namespace;
@@ -70,8 +70,8 @@ public final class IdempotencyKeys {
    * @return the scoped key
    * @throws InvalidIdempotencyKeyException when the key, namespace or version is invalid
    */
-  public static String build(String key, String namespace, String version) {
-    return builder().namespace(namespace).version(version).build().build(key);
+  public static String format(String key, String namespace, String version) {
+    return custom().namespace(namespace).version(version).build().key(key);
   }
 
   /**
@@ -84,7 +84,7 @@ public final class IdempotencyKeys {
   /**
    * @return a builder of a key scheme
    */
-  public static Builder builder() {
+  public static Builder custom() {
     return new Builder();
   }
 
@@ -95,7 +95,7 @@ public final class IdempotencyKeys {
    * @return {@code prefix:namespace:version:key}, the key digested when long
    * @throws InvalidIdempotencyKeyException when the raw key is invalid
    */
-  public String build(String rawKey) {
+  public String key(String rawKey) {
     return head + normalize(rawKey, "idempotency key");
   }
 

@@ -11,8 +11,6 @@ import java.util.Map;
  * engine and for store-specific steps.
  */
 public final class Declines {
-  static final int MAX_MESSAGE_LENGTH = 1024;
-
   private Declines() {}
 
   /**
@@ -28,7 +26,7 @@ public final class Declines {
     Map<String, String> attributes =
         decisive instanceof PermanentException p ? p.declineAttributes() : Map.of();
     return new Outcome.Declined(
-        decisive.getClass().getName(), truncate(decisive.getMessage()), attributes);
+        decisive.getClass().getName(), DeadLetters.truncate(decisive.getMessage()), attributes);
   }
 
   /**
@@ -40,16 +38,7 @@ public final class Declines {
       Classification classification, RuntimeException whyMinimal) {
     return new Outcome.Declined(
         classification.decisive().getClass().getName(),
-        truncate("(decline not stored in full: " + whyMinimal.getMessage() + ")"),
+        DeadLetters.truncate("(decline not stored in full: " + whyMinimal.getMessage() + ")"),
         Map.of());
-  }
-
-  private static String truncate(String message) {
-    if (message == null) {
-      return "";
-    }
-    return message.length() <= MAX_MESSAGE_LENGTH
-        ? message
-        : message.substring(0, MAX_MESSAGE_LENGTH) + "...";
   }
 }

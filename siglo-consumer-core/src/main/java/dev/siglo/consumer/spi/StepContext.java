@@ -2,7 +2,6 @@ package dev.siglo.consumer.spi;
 
 import dev.siglo.consumer.HandlerContext;
 import dev.siglo.consumer.classify.ErrorClassifier;
-import dev.siglo.consumer.store.ResultCodec;
 import java.util.Objects;
 
 /**
@@ -53,7 +52,22 @@ public interface StepContext {
   ErrorClassifier classifier();
 
   /**
-   * @return the processor's result codec
+   * Encodes a step's result as the JSON text stored in its outcome, as core steps do.
+   *
+   * @param value the result, may be {@code null}
+   * @return its JSON text
+   * @throws dev.siglo.consumer.error.OutcomeEncodingException when it cannot be encoded
    */
-  ResultCodec resultCodec();
+  String encodeResult(Object value);
+
+  /**
+   * Decodes a cached result, as core steps do.
+   *
+   * @param json the JSON text of a stored success
+   * @param type the result type ({@code Void} decodes to {@code null})
+   * @param <R> the result type
+   * @return the result
+   * @throws dev.siglo.consumer.error.OutcomeEncodingException when it cannot be decoded
+   */
+  <R> R decodeResult(String json, Class<R> type);
 }

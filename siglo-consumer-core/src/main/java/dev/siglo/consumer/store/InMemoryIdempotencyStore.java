@@ -49,14 +49,14 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
   /**
    * @return a store with the system clock, the JSON codec and the default bound
    */
-  public static InMemoryIdempotencyStore create() {
-    return builder().build();
+  public static InMemoryIdempotencyStore of() {
+    return custom().build();
   }
 
   /**
    * @return a builder
    */
-  public static Builder builder() {
+  public static Builder custom() {
     return new Builder();
   }
 
@@ -279,7 +279,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
   /** Builds an {@link InMemoryIdempotencyStore}; every setter validates. */
   public static final class Builder {
     private Clock clock = Clock.systemUTC();
-    private OutcomeCodec codec = JsonOutcomeCodec.create();
+    private OutcomeCodec codec = JsonOutcomeCodec.of();
     private int maxEntries = DEFAULT_MAX_ENTRIES;
 
     private Builder() {}

@@ -33,7 +33,7 @@ public final class JsonOutcomeCodec implements OutcomeCodec {
   /**
    * @return the codec with the default size limit
    */
-  public static JsonOutcomeCodec create() {
+  public static JsonOutcomeCodec of() {
     return DEFAULT;
   }
 

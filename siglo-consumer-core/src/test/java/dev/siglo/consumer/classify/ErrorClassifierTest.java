@@ -82,7 +82,7 @@ class ErrorClassifierTest {
     assertThat(defaults.classifyDetailed(new IllegalStateException("?")))
         .extracting(Classification::errorClass, Classification::rule)
         .containsExactly(ErrorClass.TRANSIENT, "default");
-    ErrorClassifier strict = ErrorClassifier.builder().defaultClass(ErrorClass.PERMANENT).build();
+    ErrorClassifier strict = ErrorClassifier.custom().defaultClass(ErrorClass.PERMANENT).build();
     assertThat(strict.classify(new IllegalStateException("?"))).isEqualTo(ErrorClass.PERMANENT);
     assertThat(strict.classify(new IOException("still transient"))).isEqualTo(ErrorClass.TRANSIENT);
   }
@@ -90,7 +90,7 @@ class ErrorClassifierTest {
   @Test
   void wrappersAreLookedThroughToTheDecisiveCause() {
     CardDeclinedException declined = new CardDeclinedException("card declined");
-    ErrorClassifier c = ErrorClassifier.builder().permanentOn(CardDeclinedException.class).build();
+    ErrorClassifier c = ErrorClassifier.custom().permanentOn(CardDeclinedException.class).build();
     Throwable wrapped =
         new ExecutionException(
             new CompletionException(new InvocationTargetException(new RuntimeException(declined))));
@@ -117,7 +117,7 @@ class ErrorClassifierTest {
   @Test
   void userRulesComeFirstInOrderAndSubclassesMatch() {
     ErrorClassifier c =
-        ErrorClassifier.builder()
+        ErrorClassifier.custom()
             .permanentOn(StolenCardException.class)
             .transientOn(GatewayException.class)
             .permanentOn(IOException.class)
@@ -128,7 +128,7 @@ class ErrorClassifierTest {
         .as("user rule beats built-in")
         .isEqualTo(ErrorClass.PERMANENT);
     ErrorClassifier reversed =
-        ErrorClassifier.builder()
+        ErrorClassifier.custom()
             .transientOn(GatewayException.class)
             .permanentOn(StolenCardException.class)
             .build();
@@ -140,7 +140,7 @@ class ErrorClassifierTest {
   @Test
   void predicateAndMessagePatternRules() {
     ErrorClassifier c =
-        ErrorClassifier.builder()
+        ErrorClassifier.custom()
             .permanentMessage("(?i)account not found|invalid_currency")
             .permanentWhen(
                 "HTTP 4xx", t -> t.getMessage() != null && t.getMessage().matches("HTTP 4\\d\\d.*"))

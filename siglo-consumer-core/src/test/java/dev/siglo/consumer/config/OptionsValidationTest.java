@@ -3,10 +3,10 @@ package dev.siglo.consumer.config;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.Message;
 import dev.siglo.consumer.MessageSource;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.Step;
 import dev.siglo.consumer.store.ClaimRequest;
 import java.time.Duration;
@@ -16,44 +16,42 @@ class OptionsValidationTest {
 
   @Test
   void idempotencyOptionsRejectBadDurationsAndCombinations() {
-    assertThatThrownBy(() -> IdempotencyOptions.custom().ttl(Duration.ZERO))
+    assertThatThrownBy(() -> IdempotencyConfig.custom().ttl(Duration.ZERO))
         .hasMessage("ttl must be positive, was PT0S");
-    assertThatThrownBy(() -> IdempotencyOptions.custom().lease(Duration.ofSeconds(-1)))
+    assertThatThrownBy(() -> IdempotencyConfig.custom().lease(Duration.ofSeconds(-1)))
         .hasMessageContaining("lease must be positive");
-    assertThatThrownBy(() -> IdempotencyOptions.custom().settleTimeout(Duration.ofMillis(-1)))
+    assertThatThrownBy(() -> IdempotencyConfig.custom().settleTimeout(Duration.ofMillis(-1)))
         .hasMessageContaining("settleTimeout must not be negative");
     assertThatThrownBy(
             () ->
-                IdempotencyOptions.custom()
+                IdempotencyConfig.custom()
                     .settleTimeout(Duration.ofMillis(10))
                     .pollInterval(Duration.ofMillis(50))
                     .build())
         .hasMessageContaining("pollInterval (PT0.05S) must not exceed settleTimeout (PT0.01S)");
-    IdempotencyOptions failFast = IdempotencyOptions.custom().settleTimeout(Duration.ZERO).build();
+    IdempotencyConfig failFast = IdempotencyConfig.custom().settleTimeout(Duration.ZERO).build();
     assertThat(failFast.settleTimeout()).isZero();
-    assertThat(failFast.toBuilder().build().lease()).isEqualTo(IdempotencyOptions.DEFAULT_LEASE);
+    assertThat(failFast.toBuilder().build().lease()).isEqualTo(IdempotencyConfig.DEFAULT_LEASE);
   }
 
   @Test
   void retrySettingsRejectBadValuesAndCombinations() {
-    assertThatThrownBy(() -> RetrySettings.custom().maxAttempts(0))
+    assertThatThrownBy(() -> RetryConfig.custom().maxAttempts(0))
         .hasMessageContaining("maxAttempts");
-    assertThatThrownBy(() -> RetrySettings.custom().maxDeliveries(0))
+    assertThatThrownBy(() -> RetryConfig.custom().maxDeliveries(0))
         .hasMessageContaining("maxDeliveries");
-    assertThatThrownBy(() -> RetrySettings.custom().jitter(1.0)).hasMessageContaining("jitter");
-    assertThatThrownBy(() -> RetrySettings.custom().multiplier(0.5))
+    assertThatThrownBy(() -> RetryConfig.custom().jitter(1.0)).hasMessageContaining("jitter");
+    assertThatThrownBy(() -> RetryConfig.custom().multiplier(0.5))
         .hasMessageContaining("multiplier");
-    assertThatThrownBy(() -> RetrySettings.custom().multiplier(Double.NaN))
+    assertThatThrownBy(() -> RetryConfig.custom().multiplier(Double.NaN))
         .hasMessageContaining("multiplier");
     assertThatThrownBy(
             () ->
-                RetrySettings.custom()
-                    .backoff(Duration.ofSeconds(2), Duration.ofSeconds(1))
-                    .build())
+                RetryConfig.custom().backoff(Duration.ofSeconds(2), Duration.ofSeconds(1)).build())
         .hasMessageContaining("maxBackoff (PT1S) must not be below initialBackoff (PT2S)");
     assertThatThrownBy(
             () ->
-                RetrySettings.custom()
+                RetryConfig.custom()
                     .redeliveryBackoff(Duration.ofMinutes(2), Duration.ofMinutes(1))
                     .build())
         .hasMessageContaining("maxRedeliveryBackoff");
@@ -61,9 +59,9 @@ class OptionsValidationTest {
 
   @Test
   void stepNamesAndClaimRequestsAreValidated() {
-    assertThatThrownBy(() -> Step.create("a:b", String.class, x -> "x"))
+    assertThatThrownBy(() -> Step.of("a:b", String.class, x -> "x"))
         .hasMessageContaining("step name");
-    assertThatThrownBy(() -> Step.create("a b", String.class, x -> "x"))
+    assertThatThrownBy(() -> Step.of("a b", String.class, x -> "x"))
         .hasMessageContaining("step name");
     assertThatThrownBy(() -> new ClaimRequest("k", null, Duration.ZERO))
         .hasMessageContaining("lease must be positive");

@@ -2,11 +2,11 @@ package dev.siglo.consumer.engine;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.Message;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.error.IdempotencyConflictException;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.store.ClaimRequest;
@@ -37,13 +37,13 @@ class InjectedTimeTest {
   }
 
   private static String keyOf(String raw) {
-    return IdempotencyKeys.defaults().build(raw);
+    return IdempotencyKeys.defaults().key(raw);
   }
 
   /** Another execution holds the key, as a consumer elsewhere would. */
   private ClaimToken holdElsewhere(String raw) {
     ClaimResult claim =
-        store.claim(new ClaimRequest(keyOf(raw), null, IdempotencyOptions.DEFAULT_LEASE));
+        store.claim(new ClaimRequest(keyOf(raw), null, IdempotencyConfig.DEFAULT_LEASE));
     return ((ClaimResult.Claimed) claim).token();
   }
 
@@ -55,7 +55,7 @@ class InjectedTimeTest {
             MessageProcessorConfig.<String>builder(PayloadDecoder.utf8(), (payload, ctx) -> "x")
                 .store(store)
                 .time(time)
-                .retry(RetrySettings.custom().maxAttempts(1).build())
+                .retry(RetryConfig.custom().maxAttempts(1).build())
                 .build());
 
     Disposition d = p.process(Messages.keyed("order-held", "{}"));
@@ -63,7 +63,7 @@ class InjectedTimeTest {
     assertThat(d).isInstanceOf(Disposition.NackRetry.class);
     assertThat(((Disposition.NackRetry) d).cause())
         .isInstanceOf(IdempotencyConflictException.class);
-    assertThat(time.slept()).isEqualTo(IdempotencyOptions.DEFAULT_SETTLE_TIMEOUT);
+    assertThat(time.slept()).isEqualTo(IdempotencyConfig.DEFAULT_SETTLE_TIMEOUT);
     assertThat(time.sleeps().subList(0, 6))
         .as("polls start at 2 ms and double up to the poll interval")
         .containsExactly(
@@ -72,7 +72,7 @@ class InjectedTimeTest {
             Duration.ofMillis(8),
             Duration.ofMillis(16),
             Duration.ofMillis(32),
-            IdempotencyOptions.DEFAULT_POLL_INTERVAL);
+            IdempotencyConfig.DEFAULT_POLL_INTERVAL);
   }
 
   @Test
@@ -106,7 +106,7 @@ class InjectedTimeTest {
     MessageProcessor p =
         processor(
             (payload, ctx) -> {
-              if (calls.incrementAndGet() < RetrySettings.DEFAULT_MAX_ATTEMPTS) {
+              if (calls.incrementAndGet() < RetryConfig.DEFAULT_MAX_ATTEMPTS) {
                 throw new IOException("connection reset");
               }
               return "ok";
@@ -115,10 +115,10 @@ class InjectedTimeTest {
     Disposition d = p.process(Messages.keyed("order-flaky", "{}"));
 
     assertThat(d).isInstanceOf(Disposition.Ack.class);
-    assertThat(calls).hasValue(RetrySettings.DEFAULT_MAX_ATTEMPTS);
+    assertThat(calls).hasValue(RetryConfig.DEFAULT_MAX_ATTEMPTS);
     List<Duration> sleeps = time.sleeps();
-    assertThat(sleeps).hasSize(RetrySettings.DEFAULT_MAX_ATTEMPTS - 1);
-    Duration first = RetrySettings.DEFAULT_INITIAL_BACKOFF;
+    assertThat(sleeps).hasSize(RetryConfig.DEFAULT_MAX_ATTEMPTS - 1);
+    Duration first = RetryConfig.DEFAULT_INITIAL_BACKOFF;
     assertThat(sleeps.get(0))
         .isBetween(first.dividedBy(2), first.plus(first.dividedBy(2)))
         .as("jitter 0.5 around 100 ms");
@@ -138,8 +138,8 @@ class InjectedTimeTest {
     Disposition d = p.process(Messages.keyed("order-down", "{}"));
 
     assertThat(d).isInstanceOf(Disposition.NackRetry.class);
-    assertThat(calls).hasValue(RetrySettings.DEFAULT_MAX_ATTEMPTS);
-    assertThat(time.sleeps()).hasSize(RetrySettings.DEFAULT_MAX_ATTEMPTS - 1);
+    assertThat(calls).hasValue(RetryConfig.DEFAULT_MAX_ATTEMPTS);
+    assertThat(time.sleeps()).hasSize(RetryConfig.DEFAULT_MAX_ATTEMPTS - 1);
   }
 
   @Test

@@ -5,12 +5,12 @@ import static org.awaitility.Awaitility.await;
 
 import dev.siglo.consumer.DeadLetterReason;
 import dev.siglo.consumer.HandlerContext;
-import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.Message;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.ReduceStep;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.Step;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.classify.ErrorClassifier;
@@ -58,8 +58,8 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 class MessageProcessorTest {
-  private static final RetrySettings NO_IN_PROCESS_RETRY =
-      RetrySettings.custom().maxAttempts(1).build();
+  private static final RetryConfig NO_IN_PROCESS_RETRY =
+      RetryConfig.custom().maxAttempts(1).build();
 
   private final RecordingStore store = new RecordingStore();
   private final Map<String, AtomicInteger> sideEffects = new ConcurrentHashMap<>();
@@ -126,12 +126,12 @@ class MessageProcessorTest {
     };
   }
 
-  private static IdempotencyOptions settling(Duration timeout, Duration poll) {
-    return IdempotencyOptions.custom().settleTimeout(timeout).pollInterval(poll).build();
+  private static IdempotencyConfig settling(Duration timeout, Duration poll) {
+    return IdempotencyConfig.custom().settleTimeout(timeout).pollInterval(poll).build();
   }
 
   private static String keyOf(String raw) {
-    return IdempotencyKeys.defaults().build(raw);
+    return IdempotencyKeys.defaults().key(raw);
   }
 
   private <E extends SigloEvent> long count(Class<E> type) {
@@ -151,7 +151,7 @@ class MessageProcessorTest {
               Thread.sleep(2); // simulated gateway latency keeps the copies overlapping
               return receipt;
             },
-            b -> b.options(IdempotencyOptions.custom().pollInterval(Duration.ofMillis(1)).build()));
+            b -> b.options(IdempotencyConfig.custom().pollInterval(Duration.ofMillis(1)).build()));
     ExecutorService workers = Executors.newFixedThreadPool(threads);
     Map<String, List<Disposition>> byKey = new ConcurrentHashMap<>();
     try {
@@ -273,7 +273,7 @@ class MessageProcessorTest {
             },
             b ->
                 b.retry(
-                    RetrySettings.custom()
+                    RetryConfig.custom()
                         .maxAttempts(3)
                         .backoff(Duration.ofMillis(1), Duration.ofMillis(2))
                         .build()));
@@ -302,7 +302,7 @@ class MessageProcessorTest {
             },
             b ->
                 b.retry(
-                    RetrySettings.custom()
+                    RetryConfig.custom()
                         .maxAttempts(2)
                         .backoff(Duration.ofMillis(1), Duration.ofMillis(1))
                         .maxDeliveries(3)
@@ -319,7 +319,7 @@ class MessageProcessorTest {
     assertThat(d3).isInstanceOf(Disposition.DeadLetter.class);
     Disposition.DeadLetter dl = (Disposition.DeadLetter) d3;
     assertThat(dl.reason()).isEqualTo(DeadLetterReason.RETRIES_EXHAUSTED);
-    assertThat(dl.classification()).isEqualTo(ErrorClass.TRANSIENT);
+    assertThat(dl.errorClass()).isEqualTo(ErrorClass.TRANSIENT);
     assertThat(dl.attempts()).isEqualTo(2);
     assertThat(calls).hasValue(6);
     assertThat(store.getResult(keyOf("order-doomed"))).as("no decline cached").isEmpty();
@@ -365,7 +365,7 @@ class MessageProcessorTest {
   void failingStepHookLeavesTheStepRecordNotCompletedAndReleasesItsClaim() {
     AtomicInteger hookCalls = new AtomicInteger();
     Step<String, String> step =
-        Step.create(
+        Step.of(
                 "reserve",
                 String.class,
                 (String in) -> {
@@ -397,7 +397,7 @@ class MessageProcessorTest {
   void stepsResumeAfterATransientFailureWithCachedResultsOfTheCompletedSteps() {
     AtomicInteger cCalls = new AtomicInteger();
     Step<String, String> a =
-        Step.create(
+        Step.of(
                 "a",
                 String.class,
                 (String in) -> {
@@ -406,7 +406,7 @@ class MessageProcessorTest {
                 })
             .idempotent(in -> "a");
     Step<String, String> b =
-        Step.create(
+        Step.of(
                 "b",
                 String.class,
                 (String in) -> {
@@ -415,7 +415,7 @@ class MessageProcessorTest {
                 })
             .idempotent(in -> "b");
     Step<String, String> c =
-        Step.create(
+        Step.of(
                 "c",
                 String.class,
                 (String in) -> {
@@ -445,7 +445,7 @@ class MessageProcessorTest {
   void reduceStepResumesAfterTheLastCompletedElement() {
     AtomicInteger failuresLeft = new AtomicInteger(1);
     ReduceStep<Integer, Integer> sum =
-        ReduceStep.<Integer, Integer>create(
+        ReduceStep.<Integer, Integer>of(
                 "sum",
                 Integer.class,
                 (acc, e) -> {
@@ -455,13 +455,13 @@ class MessageProcessorTest {
                   effect("element-" + e);
                   return acc + e;
                 })
-            .idempotent(e -> "e" + e, IdempotencyOptions.defaults());
+            .idempotent(e -> "e" + e, IdempotencyConfig.defaults());
     MessageProcessor p =
         processor(
             (payload, ctx) -> ctx.reduce(sum, List.of(1, 2, 3, 4, 5), 0),
             b ->
                 b.retry(
-                    RetrySettings.custom()
+                    RetryConfig.custom()
                         .maxAttempts(2)
                         .backoff(Duration.ofMillis(1), Duration.ofMillis(1))
                         .build()));
@@ -478,7 +478,7 @@ class MessageProcessorTest {
   @Test
   void aStepDeclinedBeforeIsNotRunAgainAndDeclinesTheMessageWithTheSameError() {
     Step<String, String> charge =
-        Step.create(
+        Step.of(
                 "charge",
                 String.class,
                 (String customer) -> {
@@ -572,7 +572,7 @@ class MessageProcessorTest {
     assertThat(d).isInstanceOf(Disposition.DeadLetter.class);
     Disposition.DeadLetter dl = (Disposition.DeadLetter) d;
     assertThat(dl.reason()).isEqualTo(DeadLetterReason.POISON_PAYLOAD);
-    assertThat(dl.classification()).isEqualTo(ErrorClass.PERMANENT);
+    assertThat(dl.errorClass()).isEqualTo(ErrorClass.PERMANENT);
     assertThat(dl.cause()).isInstanceOf(PayloadDecodingException.class).hasMessageContaining("p-1");
     assertThat(sideEffects).isEmpty();
   }
@@ -731,7 +731,7 @@ class MessageProcessorTest {
     MessageProcessor p =
         processor(
             this::charge,
-            b -> b.keys(IdempotencyKeys.builder().namespace("tenant-a").version("2.0.0").build()));
+            b -> b.keys(IdempotencyKeys.custom().namespace("tenant-a").version("2.0.0").build()));
 
     p.process(Messages.keyed("order-1234", "{}"));
 
@@ -748,7 +748,7 @@ class MessageProcessorTest {
             },
             b ->
                 b.classifier(
-                    ErrorClassifier.builder().permanentMessage("invalid_currency").build()));
+                    ErrorClassifier.custom().permanentMessage("invalid_currency").build()));
     Message m = Messages.keyed("order-currency", "{}");
 
     assertThat(p.process(m)).isInstanceOf(Disposition.AckDeclined.class);
@@ -814,7 +814,7 @@ class MessageProcessorTest {
             },
             b ->
                 b.retry(
-                    RetrySettings.custom()
+                    RetryConfig.custom()
                         .maxAttempts(5)
                         .backoff(Duration.ofMinutes(5), Duration.ofMinutes(5))
                         .maxDeliveries(1)
@@ -856,10 +856,10 @@ class MessageProcessorTest {
 
           @Override
           public Outcome decode(byte[] bytes) {
-            return JsonOutcomeCodec.create().decode(bytes);
+            return JsonOutcomeCodec.of().decode(bytes);
           }
         };
-    InMemoryIdempotencyStore broken = InMemoryIdempotencyStore.builder().codec(corrupting).build();
+    InMemoryIdempotencyStore broken = InMemoryIdempotencyStore.custom().codec(corrupting).build();
     String key = keyOf("order-corrupt");
     ClaimResult.Claimed c =
         (ClaimResult.Claimed) broken.claim(new ClaimRequest(key, null, Duration.ofSeconds(5)));
@@ -872,7 +872,7 @@ class MessageProcessorTest {
     assertThat(d).isInstanceOf(Disposition.DeadLetter.class);
     Disposition.DeadLetter dl = (Disposition.DeadLetter) d;
     assertThat(dl.reason()).isEqualTo(DeadLetterReason.UNPROCESSABLE);
-    assertThat(dl.classification()).isEqualTo(ErrorClass.PERMANENT);
+    assertThat(dl.errorClass()).isEqualTo(ErrorClass.PERMANENT);
     assertThat(dl.cause()).isInstanceOf(OutcomeEncodingException.class);
     assertThat(effects("order-corrupt")).isZero();
   }

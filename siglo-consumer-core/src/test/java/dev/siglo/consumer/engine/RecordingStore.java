@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * calls of one operation (a store outage seen by the engine).
  */
 final class RecordingStore implements IdempotencyStore {
-  private final IdempotencyStore delegate = InMemoryIdempotencyStore.create();
+  private final IdempotencyStore delegate = InMemoryIdempotencyStore.of();
   private final Map<String, Map<ClaimStatus, AtomicInteger>> answers = new ConcurrentHashMap<>();
   final AtomicInteger failNextClaims = new AtomicInteger();
   final AtomicInteger failNextCompletes = new AtomicInteger();

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.siglo.consumer.Message;
 import dev.siglo.consumer.MessageSource;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.engine.MessageProcessorConfig;
 import dev.siglo.consumer.error.PermanentException;
@@ -43,9 +43,9 @@ class SigloMetricsTest {
                       }
                       return body;
                     })
-                .store(metrics.timed(InMemoryIdempotencyStore.create()))
+                .store(metrics.timed(InMemoryIdempotencyStore.of()))
                 .retry(
-                    RetrySettings.custom()
+                    RetryConfig.custom()
                         .maxAttempts(2)
                         .backoff(Duration.ofMillis(1), Duration.ofMillis(1))
                         .build())

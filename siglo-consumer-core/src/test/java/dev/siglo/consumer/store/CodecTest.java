@@ -11,7 +11,7 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 class CodecTest {
-  private final JsonOutcomeCodec codec = JsonOutcomeCodec.create();
+  private final JsonOutcomeCodec codec = JsonOutcomeCodec.of();
 
   @Test
   void outcomesRoundTripThroughJson() {
@@ -50,24 +50,5 @@ class CodecTest {
           .isInstanceOf(OutcomeEncodingException.class);
     }
     assertThatThrownBy(() -> codec.decode(null)).isInstanceOf(OutcomeEncodingException.class);
-  }
-
-  static final class Cyclic {
-    public Cyclic self = this;
-  }
-
-  @Test
-  void resultsThatJacksonCannotEncodeOrDecodeAreAClearError() {
-    ResultCodec results = ResultCodec.json();
-    assertThatThrownBy(() -> results.encode(new Cyclic()))
-        .isInstanceOf(OutcomeEncodingException.class)
-        .hasMessageContaining(Cyclic.class.getName());
-    assertThatThrownBy(() -> results.decode("\"text\"", Integer.class))
-        .isInstanceOf(OutcomeEncodingException.class)
-        .hasMessageContaining("java.lang.Integer");
-    assertThat(results.encode(null)).isEqualTo("null");
-    assertThat(results.decode("{\"a\":1}", Void.class)).isNull();
-    Object decoded = results.decode(results.encode(Map.of("a", 1)), Object.class);
-    assertThat(decoded).isEqualTo(Map.of("a", 1));
   }
 }

@@ -1,6 +1,7 @@
 package dev.siglo.kafka.internal;
 
 import dev.siglo.consumer.classify.ErrorClass;
+import dev.siglo.consumer.spi.DeadLetters;
 import java.nio.charset.StandardCharsets;
 import java.util.HashMap;
 import java.util.Map;
@@ -20,7 +21,6 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * committed only after the dead letter is durable. Thread-safe (the producer is).
  */
 final class DeadLetterPublisher implements AutoCloseable {
-  static final String PREFIX = "siglo.dlt.";
 
   private final KafkaProducer<byte[], byte[]> producer;
   private final Function<String, String> topicFor;
@@ -64,28 +64,18 @@ final class DeadLetterPublisher implements AutoCloseable {
     for (Header h : r.headers()) {
       headers.add(h);
     }
-    add(headers, "original-topic", r.topic());
-    add(headers, "original-partition", String.valueOf(r.partition()));
-    add(headers, "original-offset", String.valueOf(r.offset()));
-    add(headers, "group", group);
-    add(headers, "reason", reason);
-    add(headers, "classification", errorClass.name());
-    add(headers, "attempts", String.valueOf(attempts));
-    if (cause != null) {
-      add(headers, "exception-class", cause.getClass().getName());
-      String message = String.valueOf(cause.getMessage());
-      add(
-          headers,
-          "exception-message",
-          message.length() > 1000 ? message.substring(0, 1000) : message);
-    }
+    add(headers, DeadLetters.ORIGINAL_TOPIC, r.topic());
+    add(headers, DeadLetters.ORIGINAL_PARTITION, String.valueOf(r.partition()));
+    add(headers, DeadLetters.ORIGINAL_OFFSET, String.valueOf(r.offset()));
+    add(headers, DeadLetters.GROUP, group);
+    DeadLetters.metadata(reason, errorClass, cause, attempts).forEach((n, v) -> add(headers, n, v));
     producer
         .send(new ProducerRecord<>(topicFor.apply(r.topic()), null, r.key(), r.value(), headers))
         .get(timeoutMs, TimeUnit.MILLISECONDS);
   }
 
   private static void add(RecordHeaders headers, String name, String value) {
-    headers.add(PREFIX + name, value.getBytes(StandardCharsets.UTF_8));
+    headers.add(DeadLetters.KAFKA_HEADER_PREFIX + name, value.getBytes(StandardCharsets.UTF_8));
   }
 
   @Override

@@ -38,7 +38,7 @@ import org.slf4j.LoggerFactory;
 public final class PollLoop implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(PollLoop.class);
 
-  private final RuntimeSettings settings;
+  private final KafkaRuntimeConfig settings;
   private final MessageProcessor processor;
   private final ExecutorService workers;
   private final DeadLetterPublisher deadLetters;
@@ -73,7 +73,7 @@ public final class PollLoop implements Runnable {
    *     error
    */
   public PollLoop(
-      RuntimeSettings settings,
+      KafkaRuntimeConfig settings,
       MessageProcessor processor,
       ExecutorService workers,
       CompletableFuture<Void> termination) {
@@ -258,7 +258,7 @@ public final class PollLoop implements Runnable {
     try {
       Disposition d = processor.process(RecordMapper.toMessage(w.record, attempt));
       if (d instanceof Disposition.DeadLetter dl) {
-        deadLetters.publish(w.record, dl.reason().name(), dl.classification(), dl.cause(), attempt);
+        deadLetters.publish(w.record, dl.reason().name(), dl.errorClass(), dl.cause(), attempt);
       } else if (d instanceof Disposition.AckDeclined declined
           && settings.deadLetterDeclines()
           && !declined.replayed()) {
@@ -309,7 +309,7 @@ public final class PollLoop implements Runnable {
       return;
     }
     if (c.disposition() instanceof Disposition.NackRetry nack) {
-      SigloConfigurationException broken = configurationError(nack.cause());
+      SigloConfigurationException broken = SigloConfigurationException.in(nack.cause());
       if (broken != null) {
         throw broken;
       }
@@ -319,15 +319,6 @@ public final class PollLoop implements Runnable {
     }
     p.completed(w.offset());
     lanes.done(w);
-  }
-
-  private static SigloConfigurationException configurationError(Throwable t) {
-    for (int depth = 0; t != null && depth < 16; t = t.getCause(), depth++) {
-      if (t instanceof SigloConfigurationException e) {
-        return e;
-      }
-    }
-    return null;
   }
 
   private void commitIfDue(KafkaConsumer<byte[], byte[]> c) {

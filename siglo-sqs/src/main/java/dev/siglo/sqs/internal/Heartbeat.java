@@ -42,7 +42,7 @@ final class Heartbeat implements AutoCloseable {
   private final Map<String, Running> running = new ConcurrentHashMap<>();
   private final BiConsumer<Message, Duration> extendVisibility;
   private final IdempotencyStore store;
-  private final SqsSettings settings;
+  private final SqsRuntimeConfig settings;
   private final Time time;
   private ScheduledExecutorService ticker;
 
@@ -55,7 +55,7 @@ final class Heartbeat implements AutoCloseable {
   Heartbeat(
       BiConsumer<Message, Duration> extendVisibility,
       IdempotencyStore store,
-      SqsSettings settings,
+      SqsRuntimeConfig settings,
       Time time) {
     this.extendVisibility = extendVisibility;
     this.store = store;

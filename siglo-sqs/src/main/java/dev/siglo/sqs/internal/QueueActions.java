@@ -1,6 +1,7 @@
 package dev.siglo.sqs.internal;
 
 import dev.siglo.consumer.classify.ErrorClass;
+import dev.siglo.consumer.spi.DeadLetters;
 import dev.siglo.consumer.support.NamedThreads;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -34,11 +35,11 @@ final class QueueActions implements AutoCloseable {
   private record PendingDelete(String receipt, String messageId, int tries) {}
 
   private final SqsClient sqs;
-  private final SqsSettings settings;
+  private final SqsRuntimeConfig settings;
   private final ConcurrentLinkedQueue<PendingDelete> deletes = new ConcurrentLinkedQueue<>();
   private final ScheduledExecutorService flusher;
 
-  QueueActions(SqsClient sqs, SqsSettings settings) {
+  QueueActions(SqsClient sqs, SqsRuntimeConfig settings) {
     this.sqs = sqs;
     this.settings = settings;
     this.flusher =
@@ -69,18 +70,9 @@ final class QueueActions implements AutoCloseable {
   void sendToDeadLetterQueue(
       Message m, String reason, ErrorClass errorClass, Throwable cause, int attempts) {
     Map<String, MessageAttributeValue> attributes = new HashMap<>(m.messageAttributes());
-    put(attributes, "siglo.dlq.reason", reason);
-    put(attributes, "siglo.dlq.classification", errorClass.name());
-    put(attributes, "siglo.dlq.attempts", String.valueOf(attempts));
-    put(attributes, "siglo.dlq.original-message-id", m.messageId());
-    if (cause != null) {
-      put(attributes, "siglo.dlq.exception-class", cause.getClass().getName());
-      String message = String.valueOf(cause.getMessage());
-      put(
-          attributes,
-          "siglo.dlq.exception-message",
-          message.length() > 1000 ? message.substring(0, 1000) : message);
-    }
+    DeadLetters.metadata(reason, errorClass, cause, attempts)
+        .forEach((n, v) -> put(attributes, n, v));
+    put(attributes, DeadLetters.ORIGINAL_MESSAGE_ID, m.messageId());
     String group = SqsMessages.groupOf(m);
     sqs.sendMessage(
         b -> {
@@ -96,7 +88,8 @@ final class QueueActions implements AutoCloseable {
   private static void put(
       Map<String, MessageAttributeValue> attributes, String name, String value) {
     attributes.put(
-        name, MessageAttributeValue.builder().dataType("String").stringValue(value).build());
+        DeadLetters.SQS_ATTRIBUTE_PREFIX + name,
+        MessageAttributeValue.builder().dataType("String").stringValue(value).build());
   }
 
   /** Deletes everything pending now. */

@@ -36,7 +36,7 @@ public final class SqsRuntime {
   private static final Logger log = LoggerFactory.getLogger(SqsRuntime.class);
 
   private final SqsClient sqs;
-  private final SqsSettings settings;
+  private final SqsRuntimeConfig settings;
   private final String queueName;
   private final MessageProcessor processor;
   private final CompletableFuture<Void> termination;
@@ -58,7 +58,7 @@ public final class SqsRuntime {
    */
   public SqsRuntime(
       SqsClient sqs,
-      SqsSettings settings,
+      SqsRuntimeConfig settings,
       String queueName,
       MessageProcessor processor,
       IdempotencyStore store,
@@ -242,7 +242,7 @@ public final class SqsRuntime {
       }
       actions.delete(m);
     } else if (d instanceof Disposition.NackRetry nack) {
-      SigloConfigurationException broken = configurationError(nack.cause());
+      SigloConfigurationException broken = SigloConfigurationException.in(nack.cause());
       if (broken != null) {
         fail(broken);
       }
@@ -250,7 +250,7 @@ public final class SqsRuntime {
     } else if (d instanceof Disposition.DeadLetter dead) {
       if (settings.deadLetterQueueUrl() != null) {
         actions.sendToDeadLetterQueue(
-            m, dead.reason().name(), dead.classification(), dead.cause(), attempts);
+            m, dead.reason().name(), dead.errorClass(), dead.cause(), attempts);
         actions.delete(m);
       } else {
         // no explicit dead-letter queue: the queue's redrive policy moves it after maxReceiveCount
@@ -267,15 +267,6 @@ public final class SqsRuntime {
     } finally {
       permits.release();
     }
-  }
-
-  private static SigloConfigurationException configurationError(Throwable t) {
-    for (int depth = 0; t != null && depth < 16; t = t.getCause(), depth++) {
-      if (t instanceof SigloConfigurationException e) {
-        return e;
-      }
-    }
-    return null;
   }
 
   private void fail(Throwable t) {

@@ -2,7 +2,7 @@ package dev.siglo.sqs.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.support.Time;
@@ -49,8 +49,8 @@ class HeartbeatTest {
                 }
                 throw new AssertionError("unexpected store call " + method.getName());
               });
-  private final SqsSettings settings =
-      new SqsSettings(
+  private final SqsRuntimeConfig settings =
+      new SqsRuntimeConfig(
           "http://127.0.0.1/q",
           false,
           1,
@@ -59,7 +59,7 @@ class HeartbeatTest {
           Duration.ofSeconds(20),
           VISIBILITY,
           0.5,
-          IdempotencyOptions.DEFAULT_LEASE,
+          IdempotencyConfig.DEFAULT_LEASE,
           Duration.ofMillis(100),
           null,
           false,
@@ -97,7 +97,7 @@ class HeartbeatTest {
     assertThat(extensions).hasSize(6).containsOnly("m-1/" + VISIBILITY);
     assertThat(renewals)
         .hasSize(6)
-        .containsOnly("ff:idemp:_:_:order-1/t-1/" + IdempotencyOptions.DEFAULT_LEASE);
+        .containsOnly("ff:idemp:_:_:order-1/t-1/" + IdempotencyConfig.DEFAULT_LEASE);
   }
 
   @Test

@@ -82,7 +82,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
    * @param config the settings
    * @return the store
    */
-  public static PostgresIdempotencyStore create(PostgresStoreConfig config) {
+  public static PostgresIdempotencyStore of(PostgresStoreConfig config) {
     return new PostgresIdempotencyStore(Objects.requireNonNull(config, "config"));
   }
 

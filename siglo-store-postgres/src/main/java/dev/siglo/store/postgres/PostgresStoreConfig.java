@@ -146,7 +146,7 @@ public final class PostgresStoreConfig {
     private String table = DEFAULT_TABLE;
     private boolean createTable;
     private Clock clock;
-    private OutcomeCodec codec = JsonOutcomeCodec.create();
+    private OutcomeCodec codec = JsonOutcomeCodec.of();
     private Duration purgeGrace = DEFAULT_PURGE_GRACE;
     private boolean closeDataSourceOnClose;
 

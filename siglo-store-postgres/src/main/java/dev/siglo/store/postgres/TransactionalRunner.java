@@ -1,17 +1,17 @@
 package dev.siglo.store.postgres;
 
-import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.StepDeclinedException;
 import dev.siglo.consumer.classify.Classification;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.error.IdempotencyConflictException;
 import dev.siglo.consumer.spi.Declines;
+import dev.siglo.consumer.spi.StepContext;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.Outcome;
-import dev.siglo.consumer.store.ResultCodec;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -38,9 +38,9 @@ final class TransactionalRunner {
   <I, R> R run(
       String key,
       String stepName,
-      IdempotencyOptions options,
+      IdempotencyConfig options,
       ErrorClassifier classifier,
-      ResultCodec codec,
+      StepContext steps,
       Class<R> resultType,
       TransactionalFunction<I, R> body,
       I input)
@@ -55,7 +55,7 @@ final class TransactionalRunner {
         ClaimResult claim = store.claimOne(c, new ClaimRequest(key, null, options.lease()), key);
         if (claim instanceof ClaimResult.Completed completed) {
           c.commit();
-          return replay(stepName, completed.outcome(), codec, resultType);
+          return replay(stepName, completed.outcome(), steps, resultType);
         }
         if (claim instanceof ClaimResult.InProgress) {
           c.rollback();
@@ -78,7 +78,7 @@ final class TransactionalRunner {
           }
           throw new BodyFailure(e);
         }
-        record(c, key, token, new Outcome.Success(codec.encode(value)), options.ttl());
+        record(c, key, token, new Outcome.Success(steps.encodeResult(value)), options.ttl());
         c.commit();
         return value;
       } catch (BodyFailure f) {
@@ -106,11 +106,11 @@ final class TransactionalRunner {
   }
 
   private static <R> R replay(
-      String stepName, Outcome outcome, ResultCodec codec, Class<R> resultType) {
+      String stepName, Outcome outcome, StepContext steps, Class<R> resultType) {
     if (outcome instanceof Outcome.Declined declined) {
       throw new StepDeclinedException(stepName, declined);
     }
-    return codec.decode(((Outcome.Success) outcome).resultJson(), resultType);
+    return steps.decodeResult(((Outcome.Success) outcome).resultJson(), resultType);
   }
 
   private static void lockTimeout(Connection c, Duration settle) throws SQLException {

@@ -1,7 +1,8 @@
 package dev.siglo.store.postgres;
 
+import dev.siglo.consumer.CustomStep;
 import dev.siglo.consumer.HandlerContext;
-import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.spi.StepContext;
 import java.util.Objects;
@@ -14,11 +15,11 @@ import java.util.function.Function;
  *
  * <pre>{@code
  * TransactionalStep<Order, Long> record =
- *     TransactionalStep.create(store, "recordPayment", Long.class, (connection, order) -> {
+ *     TransactionalStep.of(store, "recordPayment", Long.class, (connection, order) -> {
  *           try (var ps = connection.prepareStatement("INSERT INTO payments ... RETURNING id")) { ... }
  *         })
- *         .idempotent(order -> "payment:" + order.id(), IdempotencyOptions.defaults());
- * long paymentId = record.run(context, order);   // inside a MessageHandler
+ *         .idempotent(order -> "payment:" + order.id(), IdempotencyConfig.defaults());
+ * long paymentId = context.run(record, order);   // inside a MessageHandler
  * }</pre>
  *
  * <p>Semantics: the claim is an insert into the record table inside the transaction, so a
@@ -31,13 +32,13 @@ import java.util.function.Function;
  * @param <I> the input type
  * @param <R> the result type
  */
-public final class TransactionalStep<I, R> {
+public final class TransactionalStep<I, R> implements CustomStep<I, R> {
   private final PostgresIdempotencyStore store;
   private final String name;
   private final Class<R> resultType;
   private final TransactionalFunction<I, R> body;
   private final Function<? super I, String> keyFunction;
-  private final IdempotencyOptions options;
+  private final IdempotencyConfig options;
   private final boolean absoluteKey;
   private final ErrorClassifier classifier;
 
@@ -47,7 +48,7 @@ public final class TransactionalStep<I, R> {
       Class<R> resultType,
       TransactionalFunction<I, R> body,
       Function<? super I, String> keyFunction,
-      IdempotencyOptions options,
+      IdempotencyConfig options,
       boolean absoluteKey,
       ErrorClassifier classifier) {
     this.store = store;
@@ -69,7 +70,7 @@ public final class TransactionalStep<I, R> {
    * @param <R> the result type
    * @return the step (make it idempotent with {@link #idempotent})
    */
-  public static <I, R> TransactionalStep<I, R> create(
+  public static <I, R> TransactionalStep<I, R> of(
       PostgresIdempotencyStore store,
       String name,
       Class<R> resultType,
@@ -80,7 +81,7 @@ public final class TransactionalStep<I, R> {
         Objects.requireNonNull(resultType, "resultType"),
         Objects.requireNonNull(body, "body"),
         null,
-        IdempotencyOptions.defaults(),
+        IdempotencyConfig.defaults(),
         false,
         null);
   }
@@ -91,7 +92,7 @@ public final class TransactionalStep<I, R> {
    * @return the idempotent step
    */
   public TransactionalStep<I, R> idempotent(
-      Function<? super I, String> keyFunction, IdempotencyOptions options) {
+      Function<? super I, String> keyFunction, IdempotencyConfig options) {
     return new TransactionalStep<>(
         store,
         name,
@@ -137,6 +138,7 @@ public final class TransactionalStep<I, R> {
    * @throws Exception the body's failure, or a store failure ({@code
    *     IdempotencyStoreUnavailableException}, {@code IdempotencyConflictException})
    */
+  @Override
   public R run(HandlerContext context, I input) throws Exception {
     if (keyFunction == null) {
       throw new IllegalStateException(
@@ -146,7 +148,7 @@ public final class TransactionalStep<I, R> {
     String key = steps.stepKey(name, keyFunction.apply(input), absoluteKey);
     ErrorClassifier effective = classifier != null ? classifier : steps.classifier();
     return new TransactionalRunner(store)
-        .run(key, name, options, effective, steps.resultCodec(), resultType, body, input);
+        .run(key, name, options, effective, steps, resultType, body, input);
   }
 
   /**

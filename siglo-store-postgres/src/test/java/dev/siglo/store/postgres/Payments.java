@@ -2,11 +2,11 @@ package dev.siglo.store.postgres;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import dev.siglo.consumer.IdempotencyOptions;
+import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.Message;
 import dev.siglo.consumer.MessageSource;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.RetrySettings;
+import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.engine.MessageProcessorConfig;
 import java.nio.charset.StandardCharsets;
@@ -74,14 +74,14 @@ final class Payments {
   }
 
   static PostgresIdempotencyStore store(DataSource ds) {
-    return PostgresIdempotencyStore.create(
+    return PostgresIdempotencyStore.of(
         PostgresStoreConfig.builder(ds).table(RECORDS).createTable(true).build());
   }
 
   /** The step: insert the payment, then {@code afterWrite}; returns the amount recorded. */
   static TransactionalStep<String, Long> recordPayment(
       PostgresIdempotencyStore store, AfterWrite afterWrite) {
-    return TransactionalStep.create(
+    return TransactionalStep.of(
             store,
             "recordPayment",
             Long.class,
@@ -98,7 +98,7 @@ final class Payments {
             })
         .idempotent(
             orderId -> "payment:" + orderId,
-            IdempotencyOptions.custom().settleTimeout(Duration.ofSeconds(20)).build());
+            IdempotencyConfig.custom().settleTimeout(Duration.ofSeconds(20)).build());
   }
 
   /** A processor whose handler runs the step for the order named by the payload. */
@@ -107,15 +107,15 @@ final class Payments {
     return MessageProcessor.of(
         MessageProcessorConfig.builder(
                 PayloadDecoder.utf8(),
-                (String orderId, dev.siglo.consumer.HandlerContext ctx) -> step.run(ctx, orderId))
+                (String orderId, dev.siglo.consumer.HandlerContext ctx) -> ctx.run(step, orderId))
             .store(store)
             .options(
-                IdempotencyOptions.custom()
+                IdempotencyConfig.custom()
                     .lease(Duration.ofSeconds(2))
                     .settleTimeout(Duration.ofSeconds(20))
                     .pollInterval(Duration.ofMillis(50))
                     .build())
-            .retry(RetrySettings.custom().maxAttempts(1).build())
+            .retry(RetryConfig.custom().maxAttempts(1).build())
             .build());
   }
 

@@ -36,7 +36,7 @@ class PostgresStoreContractIT extends IdempotencyStoreContract {
 
   @Override
   protected IdempotencyStore createStore(MutableClock clock) {
-    return PostgresIdempotencyStore.create(
+    return PostgresIdempotencyStore.of(
         PostgresStoreConfig.builder(pool(PG.server().jdbcUrl()))
             .table("contract_records")
             .createTable(true)

@@ -14,7 +14,7 @@ public final class PostgresStoreFactory implements StoreFactory {
     HikariConfig c = new HikariConfig();
     c.setJdbcUrl(connection);
     c.setMaximumPoolSize(4);
-    return PostgresIdempotencyStore.create(
+    return PostgresIdempotencyStore.of(
         PostgresStoreConfig.builder(new HikariDataSource(c))
             .table("race_records")
             .createTable(true)

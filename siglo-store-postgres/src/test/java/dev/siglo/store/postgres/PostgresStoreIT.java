@@ -72,7 +72,7 @@ class PostgresStoreIT {
   }
 
   private static PostgresIdempotencyStore store(String table) {
-    return PostgresIdempotencyStore.create(
+    return PostgresIdempotencyStore.of(
         PostgresStoreConfig.builder(pool).table(table).createTable(true).build());
   }
 
@@ -84,7 +84,7 @@ class PostgresStoreIT {
   void aBatchClaimIsOneStatementForNewKeysAndTwoWhenSomeAreTakenAndABatchCompletionOne() {
     CountingDataSource counting = new CountingDataSource(pool);
     PostgresIdempotencyStore store =
-        PostgresIdempotencyStore.create(
+        PostgresIdempotencyStore.of(
             PostgresStoreConfig.builder(counting.dataSource)
                 .table("batch_records")
                 .createTable(true)
@@ -92,7 +92,7 @@ class PostgresStoreIT {
     store.clear();
     List<ClaimRequest> fresh = new ArrayList<>();
     for (int i = 0; i < 1000; i++) {
-      fresh.add(new ClaimRequest(IdempotencyKeys.defaults().build("b-" + i), "fp", LEASE));
+      fresh.add(new ClaimRequest(IdempotencyKeys.defaults().key("b-" + i), "fp", LEASE));
     }
     counting.executions.set(0);
 
@@ -101,9 +101,9 @@ class PostgresStoreIT {
     assertThat(counting.executions).hasValue(1);
     assertThat(first).allMatch(r -> r.result() instanceof ClaimResult.Claimed);
     List<ClaimRequest> mixed = new ArrayList<>(fresh.subList(0, 10));
-    mixed.add(new ClaimRequest(IdempotencyKeys.defaults().build("b-new"), "fp", LEASE));
-    mixed.add(new ClaimRequest(IdempotencyKeys.defaults().build("b-1"), "other-fp", LEASE));
-    mixed.set(1, new ClaimRequest(IdempotencyKeys.defaults().build("b-2"), "fp", LEASE));
+    mixed.add(new ClaimRequest(IdempotencyKeys.defaults().key("b-new"), "fp", LEASE));
+    mixed.add(new ClaimRequest(IdempotencyKeys.defaults().key("b-1"), "other-fp", LEASE));
+    mixed.set(1, new ClaimRequest(IdempotencyKeys.defaults().key("b-2"), "fp", LEASE));
     mixed.remove(2);
     counting.executions.set(0);
 
@@ -136,7 +136,7 @@ class PostgresStoreIT {
   @Test
   void withTheDatabaseClockLeasesExpireInRealTime() {
     PostgresIdempotencyStore store = store("clock_records");
-    String key = IdempotencyKeys.defaults().build("short-lease-" + System.nanoTime());
+    String key = IdempotencyKeys.defaults().key("short-lease-" + System.nanoTime());
     assertThat(store.claim(new ClaimRequest(key, null, Duration.ofMillis(300))).status())
         .isEqualTo(ClaimStatus.CLAIMED);
     assertThat(store.claim(new ClaimRequest(key, null, LEASE)).status())
@@ -160,25 +160,25 @@ class PostgresStoreIT {
     PostgresIdempotencyStore store = store("hostile_records");
     PostgresIdempotencyStore neighbour = store("neighbour_records");
     store.clear();
-    String witness = IdempotencyKeys.defaults().build("witness-" + System.nanoTime());
+    String witness = IdempotencyKeys.defaults().key("witness-" + System.nanoTime());
     neighbour.complete(witness, claimed(neighbour, witness), new Outcome.Success("\"kept\""), TTL);
 
-    String sql = IdempotencyKeys.defaults().build("'); DELETE FROM neighbour_records; --");
+    String sql = IdempotencyKeys.defaults().key("'); DELETE FROM neighbour_records; --");
     String notUtf8 =
         new String(new byte[] {'"', (byte) 0xC3, (byte) 0x28, '"'}, StandardCharsets.ISO_8859_1);
     store.complete(sql, claimed(store, sql), new Outcome.Success(notUtf8), TTL);
     assertThat(store.getResult(sql)).contains(new Outcome.Success(notUtf8));
 
     String digested =
-        IdempotencyKeys.builder().maxRawLength(2 << 20).build().build("k".repeat(1 << 20));
+        IdempotencyKeys.custom().maxRawLength(2 << 20).build().key("k".repeat(1 << 20));
     store.complete(digested, claimed(store, digested), new Outcome.Success("1"), TTL);
     assertThat(store.getResult(digested)).contains(new Outcome.Success("1"));
     assertThatThrownBy(() -> store.claim(new ClaimRequest("a\nb", null, LEASE)))
         .isInstanceOf(InvalidIdempotencyKeyException.class);
 
-    int envelope = JsonOutcomeCodec.create().encode(new Outcome.Success("")).length;
+    int envelope = JsonOutcomeCodec.of().encode(new Outcome.Success("")).length;
     String atLimit = "a".repeat(JsonOutcomeCodec.DEFAULT_MAX_BYTES - envelope);
-    String big = IdempotencyKeys.defaults().build("big");
+    String big = IdempotencyKeys.defaults().key("big");
     ClaimToken t = claimed(store, big);
     assertThatThrownBy(() -> store.complete(big, t, new Outcome.Success(atLimit + "a"), TTL))
         .isInstanceOf(OutcomeTooLargeException.class);
@@ -194,9 +194,9 @@ class PostgresStoreIT {
   @Test
   void aMissingTableIsAConfigurationErrorUnlessTheStoreMayCreateIt() {
     PostgresIdempotencyStore strict =
-        PostgresIdempotencyStore.create(
+        PostgresIdempotencyStore.of(
             PostgresStoreConfig.builder(pool).table("never_created").build());
-    assertThatThrownBy(() -> strict.getResult(IdempotencyKeys.defaults().build("x")))
+    assertThatThrownBy(() -> strict.getResult(IdempotencyKeys.defaults().key("x")))
         .isInstanceOf(SigloConfigurationException.class)
         .hasMessageContaining("\"never_created\" does not exist")
         .hasMessageContaining("schema.sql");
@@ -209,7 +209,7 @@ class PostgresStoreIT {
   void purgeDeletesOnlyRowsExpiredLongerThanTheGrace() throws Exception {
     MutableClock clock = new MutableClock(Instant.parse("2026-01-01T00:00:00Z"));
     PostgresIdempotencyStore store =
-        PostgresIdempotencyStore.create(
+        PostgresIdempotencyStore.of(
             PostgresStoreConfig.builder(pool)
                 .table("purge_records")
                 .createTable(true)
@@ -217,9 +217,9 @@ class PostgresStoreIT {
                 .purgeGrace(Duration.ofMinutes(10))
                 .build());
     store.clear();
-    String done = IdempotencyKeys.defaults().build("done");
-    String abandoned = IdempotencyKeys.defaults().build("abandoned");
-    String live = IdempotencyKeys.defaults().build("live");
+    String done = IdempotencyKeys.defaults().key("done");
+    String abandoned = IdempotencyKeys.defaults().key("abandoned");
+    String live = IdempotencyKeys.defaults().key("live");
     store.complete(done, claimed(store, done), new Outcome.Success("1"), Duration.ofMinutes(5));
     store.claim(new ClaimRequest(abandoned, null, Duration.ofMinutes(1)));
     clock.advance(Duration.ofMinutes(12));
@@ -255,11 +255,10 @@ class PostgresStoreIT {
             2,
             Duration.ofMillis(500))) {
       PostgresIdempotencyStore store =
-          PostgresIdempotencyStore.create(
+          PostgresIdempotencyStore.of(
               PostgresStoreConfig.builder(nowhere).createTable(true).build());
       assertThatThrownBy(
-              () ->
-                  store.claim(new ClaimRequest(IdempotencyKeys.defaults().build("x"), null, LEASE)))
+              () -> store.claim(new ClaimRequest(IdempotencyKeys.defaults().key("x"), null, LEASE)))
           .isInstanceOf(IdempotencyStoreUnavailableException.class)
           .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cr3t"));
     }
@@ -271,12 +270,12 @@ class PostgresStoreIT {
     try (PostgresServer server = PostgresServer.start();
         HikariDataSource outagePool = pool(server.jdbcUrl(), 4, Duration.ofMillis(1000))) {
       PostgresIdempotencyStore store =
-          PostgresIdempotencyStore.create(
+          PostgresIdempotencyStore.of(
               PostgresStoreConfig.builder(outagePool)
                   .table("outage_records")
                   .createTable(true)
                   .build());
-      String before = IdempotencyKeys.defaults().build("completed-before-outage");
+      String before = IdempotencyKeys.defaults().key("completed-before-outage");
       store.complete(before, claimed(store, before), new Outcome.Success("\"durable\""), TTL);
 
       Map<String, String> completed = new HashMap<>();
@@ -288,7 +287,7 @@ class PostgresStoreIT {
         if (i == 120) {
           server.startAgain();
         }
-        String key = IdempotencyKeys.defaults().build("outage-" + i);
+        String key = IdempotencyKeys.defaults().key("outage-" + i);
         try {
           ClaimToken token = claimed(store, key);
           store.complete(key, token, new Outcome.Success(String.valueOf(i)), TTL);
@@ -301,13 +300,13 @@ class PostgresStoreIT {
       assertThat(unavailable).as("callers saw the outage").isPositive();
       assertThat(completed)
           .as("work resumed after the restart")
-          .containsKey(IdempotencyKeys.defaults().build("outage-299"));
+          .containsKey(IdempotencyKeys.defaults().key("outage-299"));
       assertThat(store.getResult(before)).contains(new Outcome.Success("\"durable\""));
       for (Map.Entry<String, String> c : completed.entrySet()) {
         assertThat(store.getResult(c.getKey())).contains(new Outcome.Success(c.getValue()));
       }
       for (int i = 0; i < 300; i++) {
-        String key = IdempotencyKeys.defaults().build("outage-" + i);
+        String key = IdempotencyKeys.defaults().key("outage-" + i);
         if (!completed.containsKey(key)) {
           assertThat(store.claim(new ClaimRequest(key, null, LEASE)).status())
               .as(

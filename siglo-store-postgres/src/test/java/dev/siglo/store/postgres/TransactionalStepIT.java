@@ -98,7 +98,7 @@ class TransactionalStepIT {
   void whenTheRecordCannotBeWrittenTheUsersWritesRollBack() throws Exception {
     String orderId = order("unrecordable");
     TransactionalStep<String, String> step =
-        TransactionalStep.create(
+        TransactionalStep.of(
                 store,
                 "hugeResult",
                 String.class,
@@ -106,7 +106,7 @@ class TransactionalStepIT {
                   insert(c, id);
                   return "x".repeat(100_000);
                 })
-            .idempotent(id -> id, dev.siglo.consumer.IdempotencyOptions.defaults());
+            .idempotent(id -> id, dev.siglo.consumer.IdempotencyConfig.defaults());
 
     assertThatThrownBy(() -> runStep(step, orderId)).isInstanceOf(OutcomeTooLargeException.class);
 
@@ -127,7 +127,7 @@ class TransactionalStepIT {
     String orderId = order("declined");
     AtomicInteger bodies = new AtomicInteger();
     TransactionalStep<String, Long> step =
-        TransactionalStep.create(
+        TransactionalStep.of(
                 store,
                 "declining",
                 Long.class,
@@ -136,7 +136,7 @@ class TransactionalStepIT {
                   insert(c, id);
                   throw new InsufficientFunds();
                 })
-            .idempotent(id -> id, dev.siglo.consumer.IdempotencyOptions.defaults());
+            .idempotent(id -> id, dev.siglo.consumer.IdempotencyConfig.defaults());
 
     assertThatThrownBy(() -> runStep(step, orderId)).isInstanceOf(InsufficientFunds.class);
     assertThatThrownBy(() -> runStep(step, orderId))
@@ -153,7 +153,7 @@ class TransactionalStepIT {
     String orderId = order("flaky");
     AtomicInteger bodies = new AtomicInteger();
     TransactionalStep<String, Long> step =
-        TransactionalStep.create(
+        TransactionalStep.of(
                 store,
                 "flaky",
                 Long.class,
@@ -164,7 +164,7 @@ class TransactionalStepIT {
                   }
                   return 7L;
                 })
-            .idempotent(id -> id, dev.siglo.consumer.IdempotencyOptions.defaults());
+            .idempotent(id -> id, dev.siglo.consumer.IdempotencyConfig.defaults());
 
     assertThatThrownBy(() -> runStep(step, orderId)).isInstanceOf(TransientException.class);
     assertThat(Payments.rows(ds, orderId)).isZero();
@@ -273,7 +273,7 @@ class TransactionalStepIT {
                     dev.siglo.consumer.PayloadDecoder.bytes(),
                     (byte[] payload, HandlerContext ctx) -> {
                       try {
-                        result.set(step.run(ctx, input));
+                        result.set(ctx.run(step, input));
                       } catch (Exception e) {
                         failure.set(e);
                       }

@@ -79,7 +79,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
    * @param config the settings
    * @return the store
    */
-  public static RedisIdempotencyStore create(RedisStoreConfig config) {
+  public static RedisIdempotencyStore of(RedisStoreConfig config) {
     Objects.requireNonNull(config, "config");
     DefaultJedisClientConfig.Builder client =
         DefaultJedisClientConfig.builder()

@@ -64,7 +64,7 @@ public final class RedisStoreConfig {
   /**
    * @return a builder with the defaults
    */
-  public static Builder builder() {
+  public static Builder custom() {
     return new Builder();
   }
 
@@ -197,7 +197,7 @@ public final class RedisStoreConfig {
     private String password;
     private SslOptions tls;
     private Clock clock;
-    private OutcomeCodec codec = JsonOutcomeCodec.create();
+    private OutcomeCodec codec = JsonOutcomeCodec.of();
     private Duration gcGrace = DEFAULT_GC_GRACE;
 
     private Builder() {}

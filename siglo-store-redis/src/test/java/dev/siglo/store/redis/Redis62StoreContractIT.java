@@ -11,12 +11,12 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class Redis62StoreContractIT extends IdempotencyStoreContract {
   @RegisterExtension
   static final RedisServerExtension REDIS =
-      RedisServerExtension.owned(RedisServer.builder().embeddedBinary(true));
+      RedisServerExtension.owned(RedisServer.custom().embeddedBinary(true));
 
   @Override
   protected IdempotencyStore createStore(MutableClock clock) {
-    return RedisIdempotencyStore.create(
-        RedisStoreConfig.builder()
+    return RedisIdempotencyStore.of(
+        RedisStoreConfig.custom()
             .hostAndPort(REDIS.server().host(), REDIS.server().port())
             .poolSize(64)
             .clock(clock)

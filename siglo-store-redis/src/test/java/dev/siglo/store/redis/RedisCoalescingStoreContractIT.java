@@ -18,8 +18,8 @@ class RedisCoalescingStoreContractIT extends IdempotencyStoreContract {
   @Override
   protected IdempotencyStore createStore(MutableClock clock) {
     return new CoalescingIdempotencyStore(
-        RedisIdempotencyStore.create(
-            RedisStoreConfig.builder()
+        RedisIdempotencyStore.of(
+            RedisStoreConfig.custom()
                 .hostAndPort(REDIS.server().host(), REDIS.server().port())
                 .keyPrefix("coalesced:")
                 .poolSize(16)

@@ -13,8 +13,8 @@ class RedisStoreContractIT extends IdempotencyStoreContract {
 
   @Override
   protected IdempotencyStore createStore(MutableClock clock) {
-    return RedisIdempotencyStore.create(
-        RedisStoreConfig.builder()
+    return RedisIdempotencyStore.of(
+        RedisStoreConfig.custom()
             .hostAndPort(REDIS.server().host(), REDIS.server().port())
             .keyPrefix("contract:")
             .poolSize(64)

@@ -9,7 +9,7 @@ public final class RedisStoreFactory implements StoreFactory {
   @Override
   public IdempotencyStore open(String connection) {
     URI uri = URI.create(connection);
-    return RedisIdempotencyStore.create(
-        RedisStoreConfig.builder().hostAndPort(uri.getHost(), uri.getPort()).poolSize(8).build());
+    return RedisIdempotencyStore.of(
+        RedisStoreConfig.custom().hostAndPort(uri.getHost(), uri.getPort()).poolSize(8).build());
   }
 }

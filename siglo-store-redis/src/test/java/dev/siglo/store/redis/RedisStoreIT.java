@@ -46,7 +46,7 @@ class RedisStoreIT {
   private static final Duration TTL = Duration.ofHours(1);
 
   private static RedisStoreConfig.Builder config(RedisServer server) {
-    return RedisStoreConfig.builder().hostAndPort(server.host(), server.port());
+    return RedisStoreConfig.custom().hostAndPort(server.host(), server.port());
   }
 
   private static ClaimToken claimed(RedisIdempotencyStore store, String key) {
@@ -56,14 +56,14 @@ class RedisStoreIT {
   @Test
   void aBatchClaimOrCompletionOfAThousandKeysIsOneRoundTrip() {
     try (RedisIdempotencyStore store =
-            RedisIdempotencyStore.create(config(REDIS.server()).keyPrefix("batch:").build());
+            RedisIdempotencyStore.of(config(REDIS.server()).keyPrefix("batch:").build());
         RedisClient probe = RedisClient.create(REDIS.server().host(), REDIS.server().port())) {
       store.checkConnection();
       List<ClaimRequest> requests = new ArrayList<>();
       for (int i = 0; i < 1000; i++) {
-        requests.add(new ClaimRequest(IdempotencyKeys.defaults().build("b-" + i), null, LEASE));
+        requests.add(new ClaimRequest(IdempotencyKeys.defaults().key("b-" + i), null, LEASE));
       }
-      store.claim(new ClaimRequest(IdempotencyKeys.defaults().build("warm-up"), null, LEASE));
+      store.claim(new ClaimRequest(IdempotencyKeys.defaults().key("warm-up"), null, LEASE));
       long before = scriptCalls(probe);
 
       List<BatchClaimResult> results = store.claimAll(requests);
@@ -100,8 +100,8 @@ class RedisStoreIT {
   @Test
   void withTheServerClockLeasesExpireInRealTime() {
     try (RedisIdempotencyStore store =
-        RedisIdempotencyStore.create(config(REDIS.server()).keyPrefix("clock:").build())) {
-      String key = IdempotencyKeys.defaults().build("short-lease");
+        RedisIdempotencyStore.of(config(REDIS.server()).keyPrefix("clock:").build())) {
+      String key = IdempotencyKeys.defaults().key("short-lease");
       ClaimResult first = store.claim(new ClaimRequest(key, null, Duration.ofMillis(300)));
       assertThat(first.status()).isEqualTo(ClaimStatus.CLAIMED);
       assertThat(store.claim(new ClaimRequest(key, null, Duration.ofMillis(300))).status())
@@ -118,34 +118,34 @@ class RedisStoreIT {
   @Test
   void hostileKeysAndOutcomesAreStoredVerbatimOrRejectedAndNothingElseChanges() {
     try (RedisIdempotencyStore store =
-            RedisIdempotencyStore.create(config(REDIS.server()).keyPrefix("hostile:").build());
+            RedisIdempotencyStore.of(config(REDIS.server()).keyPrefix("hostile:").build());
         RedisIdempotencyStore neighbour =
-            RedisIdempotencyStore.create(config(REDIS.server()).keyPrefix("neighbour:").build())) {
+            RedisIdempotencyStore.of(config(REDIS.server()).keyPrefix("neighbour:").build())) {
       store.clear();
-      String witness = IdempotencyKeys.defaults().build("witness");
+      String witness = IdempotencyKeys.defaults().key("witness");
       neighbour.complete(
           witness, claimed(neighbour, witness), new Outcome.Success("\"kept\""), TTL);
 
       String megabyte = "k".repeat(1 << 20);
-      IdempotencyKeys keys = IdempotencyKeys.builder().maxRawLength(2 << 20).build();
-      String digested = keys.build(megabyte);
+      IdempotencyKeys keys = IdempotencyKeys.custom().maxRawLength(2 << 20).build();
+      String digested = keys.key(megabyte);
       assertThat(digested).hasSizeLessThan(100);
       store.complete(digested, claimed(store, digested), new Outcome.Success("1"), TTL);
       assertThat(store.getResult(digested)).contains(new Outcome.Success("1"));
 
       assertThatThrownBy(() -> store.claim(new ClaimRequest("evil\r\nFLUSHALL\r\n", null, LEASE)))
           .isInstanceOf(InvalidIdempotencyKeyException.class);
-      String lua = IdempotencyKeys.defaults().build("'); redis.call('FLUSHALL'); --");
+      String lua = IdempotencyKeys.defaults().key("'); redis.call('FLUSHALL'); --");
       String notUtf8Result =
           new String(new byte[] {'"', (byte) 0xC3, (byte) 0x28, '"'}, StandardCharsets.ISO_8859_1);
       store.complete(lua, claimed(store, lua), new Outcome.Success(notUtf8Result), TTL);
       assertThat(store.getResult(lua)).contains(new Outcome.Success(notUtf8Result));
 
       int limit = JsonOutcomeCodec.DEFAULT_MAX_BYTES;
-      int envelope = JsonOutcomeCodec.create().encode(new Outcome.Success("")).length;
+      int envelope = JsonOutcomeCodec.of().encode(new Outcome.Success("")).length;
       String atLimit = "a".repeat(limit - envelope);
       String overLimit = atLimit + "a";
-      String big = IdempotencyKeys.defaults().build("big");
+      String big = IdempotencyKeys.defaults().key("big");
       ClaimToken t = claimed(store, big);
       assertThatThrownBy(() -> store.complete(big, t, new Outcome.Success(overLimit), TTL))
           .isInstanceOf(OutcomeTooLargeException.class)
@@ -164,19 +164,18 @@ class RedisStoreIT {
   @Test
   void anUnreachableRedisIsUnavailableQuicklyAndNamesNoSecret() {
     RedisStoreConfig unreachable =
-        RedisStoreConfig.builder()
+        RedisStoreConfig.custom()
             .hostAndPort("127.0.0.1", FreePorts.loopback())
             .credentials("app", "s3cr3t-password")
             .timeouts(Duration.ofMillis(300), Duration.ofMillis(300))
             .build();
-    try (RedisIdempotencyStore store = RedisIdempotencyStore.create(unreachable)) {
+    try (RedisIdempotencyStore store = RedisIdempotencyStore.of(unreachable)) {
       assertThatThrownBy(store::checkConnection)
           .isInstanceOf(IdempotencyStoreUnavailableException.class)
           .hasCauseInstanceOf(redis.clients.jedis.exceptions.JedisException.class)
           .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cr3t"));
       assertThatThrownBy(
-              () ->
-                  store.claim(new ClaimRequest(IdempotencyKeys.defaults().build("x"), null, LEASE)))
+              () -> store.claim(new ClaimRequest(IdempotencyKeys.defaults().key("x"), null, LEASE)))
           .isInstanceOf(IdempotencyStoreUnavailableException.class);
       assertThat(unreachable.toString()).doesNotContain("s3cr3t").contains("password=****");
     }
@@ -184,14 +183,14 @@ class RedisStoreIT {
 
   @Test
   void credentialsAreCheckedAndNeverEchoed() {
-    try (RedisServer secured = RedisServer.builder().password("right-horse-battery").start()) {
-      try (RedisIdempotencyStore none = RedisIdempotencyStore.create(config(secured).build())) {
+    try (RedisServer secured = RedisServer.custom().password("right-horse-battery").start()) {
+      try (RedisIdempotencyStore none = RedisIdempotencyStore.of(config(secured).build())) {
         assertThatThrownBy(none::checkConnection)
             .isInstanceOf(SigloConfigurationException.class)
             .hasMessageContaining("requires a password");
       }
       try (RedisIdempotencyStore wrong =
-          RedisIdempotencyStore.create(config(secured).credentials(null, "wrong-staple").build())) {
+          RedisIdempotencyStore.of(config(secured).credentials(null, "wrong-staple").build())) {
         assertThatThrownBy(wrong::checkConnection)
             .isInstanceOf(SigloConfigurationException.class)
             .hasMessageContaining("rejected the credentials")
@@ -202,9 +201,9 @@ class RedisStoreIT {
                         .doesNotContain("right-horse"));
       }
       try (RedisIdempotencyStore right =
-          RedisIdempotencyStore.create(
+          RedisIdempotencyStore.of(
               config(secured).credentials(null, "right-horse-battery").database(3).build())) {
-        String key = IdempotencyKeys.defaults().build("authed");
+        String key = IdempotencyKeys.defaults().key("authed");
         right.complete(key, claimed(right, key), new Outcome.Success("true"), TTL);
         assertThat(right.getResult(key)).contains(new Outcome.Success("true"));
       }
@@ -215,11 +214,11 @@ class RedisStoreIT {
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void anOutageFailsCallersTransientlyLeavesNoForbiddenStateAndTheSameStoreRecovers()
       throws Exception {
-    try (RedisServer server = RedisServer.builder().persistent(true).start();
+    try (RedisServer server = RedisServer.custom().persistent(true).start();
         RedisIdempotencyStore store =
-            RedisIdempotencyStore.create(
+            RedisIdempotencyStore.of(
                 config(server).timeouts(Duration.ofMillis(500), Duration.ofMillis(500)).build())) {
-      String before = IdempotencyKeys.defaults().build("completed-before-outage");
+      String before = IdempotencyKeys.defaults().key("completed-before-outage");
       store.complete(before, claimed(store, before), new Outcome.Success("\"durable\""), TTL);
 
       Map<String, String> completed = new HashMap<>();
@@ -232,7 +231,7 @@ class RedisStoreIT {
         if (i == 250) {
           server.start();
         }
-        String key = IdempotencyKeys.defaults().build("outage-" + i);
+        String key = IdempotencyKeys.defaults().key("outage-" + i);
         ClaimToken token = null;
         try {
           ClaimResult r = store.claim(new ClaimRequest(key, null, LEASE));
@@ -259,7 +258,7 @@ class RedisStoreIT {
         assertThat(now.status())
             .isIn(ClaimStatus.IN_PROGRESS, ClaimStatus.COMPLETED, ClaimStatus.CLAIMED);
       }
-      String after = IdempotencyKeys.defaults().build("after-outage");
+      String after = IdempotencyKeys.defaults().key("after-outage");
       store.complete(after, claimed(store, after), new Outcome.Success("\"ok\""), TTL);
       assertThat(store.getResult(after)).contains(new Outcome.Success("\"ok\""));
     }
@@ -290,7 +289,7 @@ class RedisStoreIT {
     assumeTrue(onPath("openssl"), "openssl is needed to make a test certificate");
     RedisServer tlsServer;
     try {
-      tlsServer = RedisServer.builder().tls(true).start();
+      tlsServer = RedisServer.custom().tls(true).start();
     } catch (IllegalStateException e) {
       assumeTrue(false, "this redis-server cannot serve TLS: " + e.getMessage());
       return;
@@ -304,14 +303,14 @@ class RedisStoreIT {
               .trustStoreType("PKCS12")
               .build();
       try (RedisIdempotencyStore store =
-          RedisIdempotencyStore.create(config(tlsServer).tls(trusted).build())) {
-        String key = IdempotencyKeys.defaults().build("over-tls");
+          RedisIdempotencyStore.of(config(tlsServer).tls(trusted).build())) {
+        String key = IdempotencyKeys.defaults().key("over-tls");
         store.complete(key, claimed(store, key), new Outcome.Success("\"encrypted\""), TTL);
         assertThat(store.getResult(key)).contains(new Outcome.Success("\"encrypted\""));
         assertThat(store.toString()).contains("rediss://");
       }
       try (RedisIdempotencyStore untrusted =
-          RedisIdempotencyStore.create(
+          RedisIdempotencyStore.of(
               config(tlsServer)
                   .tls(true)
                   .timeouts(Duration.ofSeconds(1), Duration.ofSeconds(1))
@@ -320,7 +319,7 @@ class RedisStoreIT {
             .isInstanceOf(IdempotencyStoreUnavailableException.class);
       }
       try (RedisIdempotencyStore plain =
-          RedisIdempotencyStore.create(
+          RedisIdempotencyStore.of(
               config(tlsServer).timeouts(Duration.ofMillis(500), Duration.ofMillis(500)).build())) {
         assertThatThrownBy(plain::checkConnection)
             .isInstanceOf(IdempotencyStoreUnavailableException.class);

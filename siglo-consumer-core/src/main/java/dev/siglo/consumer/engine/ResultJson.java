@@ -1,4 +1,4 @@
-package dev.siglo.consumer.store;
+package dev.siglo.consumer.engine;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -6,32 +6,22 @@ import dev.siglo.consumer.error.OutcomeEncodingException;
 import java.util.Objects;
 
 /**
- * Encodes handler and step results as JSON text for {@link Outcome.Success} and decodes cached
- * results back into the step's result type. Backed by a Jackson {@link ObjectMapper}; thread-safe.
+ * Handler and step results as JSON text inside a stored {@code Outcome.Success}, through one
+ * Jackson {@link ObjectMapper}. Thread-safe.
  */
-public final class ResultCodec {
-  private static final ResultCodec DEFAULT =
-      new ResultCodec(new ObjectMapper().findAndRegisterModules());
-
+final class ResultJson {
   private final ObjectMapper mapper;
 
-  private ResultCodec(ObjectMapper mapper) {
+  private ResultJson(ObjectMapper mapper) {
     this.mapper = mapper;
-  }
-
-  /**
-   * @return a codec with a default object mapper (modules on the class path registered)
-   */
-  public static ResultCodec json() {
-    return DEFAULT;
   }
 
   /**
    * @param mapper the object mapper to use; shared, not modified
    * @return a codec using it
    */
-  public static ResultCodec json(ObjectMapper mapper) {
-    return new ResultCodec(Objects.requireNonNull(mapper, "mapper"));
+  static ResultJson of(ObjectMapper mapper) {
+    return new ResultJson(Objects.requireNonNull(mapper, "mapper"));
   }
 
   /**
@@ -39,7 +29,7 @@ public final class ResultCodec {
    * @return its JSON text
    * @throws OutcomeEncodingException naming the type when it cannot be encoded
    */
-  public String encode(Object value) {
+  String encode(Object value) {
     try {
       return mapper.writeValueAsString(value);
     } catch (JsonProcessingException | RuntimeException e) {
@@ -59,7 +49,7 @@ public final class ResultCodec {
    * @return the value
    * @throws OutcomeEncodingException when the text does not decode into the type
    */
-  public <T> T decode(String json, Class<T> type) {
+  <T> T decode(String json, Class<T> type) {
     if (type == Void.class || type == void.class) {
       return null;
     }

@@ -9,7 +9,7 @@ import java.time.Duration;
  * delivery attempt), and after {@code maxDeliveries} deliveries the dead-letter destination.
  * Immutable; built by {@link #custom()}.
  */
-public final class RetrySettings {
+public final class RetryConfig {
   /** Default in-process attempts per delivery. */
   public static final int DEFAULT_MAX_ATTEMPTS = 3;
 
@@ -34,7 +34,7 @@ public final class RetrySettings {
   /** Default jitter (randomization factor). */
   public static final double DEFAULT_JITTER = 0.5;
 
-  private static final RetrySettings DEFAULTS = custom().build();
+  private static final RetryConfig DEFAULTS = custom().build();
 
   private final int maxAttempts;
   private final Duration initialBackoff;
@@ -45,7 +45,7 @@ public final class RetrySettings {
   private final double multiplier;
   private final double jitter;
 
-  private RetrySettings(Builder b) {
+  private RetryConfig(Builder b) {
     this.maxAttempts = b.maxAttempts;
     this.initialBackoff = b.initialBackoff;
     this.maxBackoff = b.maxBackoff;
@@ -59,7 +59,7 @@ public final class RetrySettings {
   /**
    * @return the defaults
    */
-  public static RetrySettings defaults() {
+  public static RetryConfig defaults() {
     return DEFAULTS;
   }
 
@@ -128,7 +128,7 @@ public final class RetrySettings {
 
   @Override
   public String toString() {
-    return "RetrySettings[maxAttempts="
+    return "RetryConfig[maxAttempts="
         + maxAttempts
         + ", backoff="
         + initialBackoff
@@ -147,7 +147,7 @@ public final class RetrySettings {
         + "]";
   }
 
-  /** Builds {@link RetrySettings}; every setter validates, {@code build()} checks combinations. */
+  /** Builds {@link RetryConfig}; every setter validates, {@code build()} checks combinations. */
   public static final class Builder {
     private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
     private Duration initialBackoff = DEFAULT_INITIAL_BACKOFF;
@@ -236,7 +236,7 @@ public final class RetrySettings {
      * @return the settings
      * @throws IllegalArgumentException when a maximum backoff is below its initial backoff
      */
-    public RetrySettings build() {
+    public RetryConfig build() {
       if (maxBackoff.compareTo(initialBackoff) < 0) {
         throw new IllegalArgumentException(
             "maxBackoff ("
@@ -253,7 +253,7 @@ public final class RetrySettings {
                 + initialRedeliveryBackoff
                 + ")");
       }
-      return new RetrySettings(this);
+      return new RetryConfig(this);
     }
   }
 }

@@ -11,7 +11,7 @@ import java.util.Objects;
  * that arrive while the first execution is in flight. Immutable; built by {@link #custom()}, every
  * setter validating its argument and {@link Builder#build()} checking combinations.
  */
-public final class IdempotencyOptions {
+public final class IdempotencyConfig {
   /** Default retention of completed outcomes: 24 hours. */
   public static final Duration DEFAULT_TTL = Duration.ofHours(24);
 
@@ -24,14 +24,14 @@ public final class IdempotencyOptions {
   /** Default store poll interval while settling: 50 milliseconds. */
   public static final Duration DEFAULT_POLL_INTERVAL = Duration.ofMillis(50);
 
-  private static final IdempotencyOptions DEFAULTS = custom().build();
+  private static final IdempotencyConfig DEFAULTS = custom().build();
 
   private final Duration ttl;
   private final Duration lease;
   private final Duration settleTimeout;
   private final Duration pollInterval;
 
-  private IdempotencyOptions(Builder b) {
+  private IdempotencyConfig(Builder b) {
     this.ttl = b.ttl;
     this.lease = b.lease;
     this.settleTimeout = b.settleTimeout;
@@ -41,7 +41,7 @@ public final class IdempotencyOptions {
   /**
    * @return the defaults (24 h retention, 2 min lease, 10 s settle, 50 ms poll)
    */
-  public static IdempotencyOptions defaults() {
+  public static IdempotencyConfig defaults() {
     return DEFAULTS;
   }
 
@@ -94,7 +94,7 @@ public final class IdempotencyOptions {
 
   @Override
   public String toString() {
-    return "IdempotencyOptions[ttl="
+    return "IdempotencyConfig[ttl="
         + ttl
         + ", lease="
         + lease
@@ -105,7 +105,7 @@ public final class IdempotencyOptions {
         + "]";
   }
 
-  /** Builds {@link IdempotencyOptions}. Not thread-safe. */
+  /** Builds {@link IdempotencyConfig}. Not thread-safe. */
   public static final class Builder {
     private Duration ttl = DEFAULT_TTL;
     private Duration lease = DEFAULT_LEASE;
@@ -160,7 +160,7 @@ public final class IdempotencyOptions {
      * @return the options
      * @throws IllegalArgumentException when the poll interval exceeds a non-zero settle timeout
      */
-    public IdempotencyOptions build() {
+    public IdempotencyConfig build() {
       if (!settleTimeout.isZero() && pollInterval.compareTo(settleTimeout) > 0) {
         throw new IllegalArgumentException(
             "pollInterval ("
@@ -169,7 +169,7 @@ public final class IdempotencyOptions {
                 + settleTimeout
                 + ")");
       }
-      return new IdempotencyOptions(this);
+      return new IdempotencyConfig(this);
     }
   }
 }

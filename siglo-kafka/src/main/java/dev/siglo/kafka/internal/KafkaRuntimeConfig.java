@@ -25,7 +25,7 @@ import java.util.regex.Pattern;
  * @param deadLetterTimeout how long a dead-letter publish may take
  * @param metrics where in-flight and lag gauges go, or null
  */
-public record RuntimeSettings(
+public record KafkaRuntimeConfig(
     Map<String, Object> clientProperties,
     String groupId,
     List<String> topics,

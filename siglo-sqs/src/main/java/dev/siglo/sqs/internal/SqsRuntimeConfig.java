@@ -6,12 +6,13 @@ import java.time.Duration;
  * The SQS runtime's settings, validated by the public builder.
  *
  * @param queueUrl the queue URL
- * @param fifo whether the queue is a FIFO queue
+ * @param fifo whether the queue is a FIFO queue (known from {@link #forQueue} on)
  * @param pollers receiving threads
  * @param concurrency worker threads
  * @param maxInFlight received messages held at most (bounded so visibility never lapses unnoticed)
  * @param waitTime long-polling wait
- * @param visibilityTimeout the queue's visibility timeout (heartbeats extend it)
+ * @param visibilityTimeout the visibility timeout heartbeats extend by; before {@link #forQueue},
+ *     null when the queue's own is to be used
  * @param heartbeatFraction a handler running past this fraction of the visibility timeout gets it
  *     extended
  * @param lease the claim lease renewed with each heartbeat
@@ -21,7 +22,7 @@ import java.time.Duration;
  * @param deadLetterDeclines whether permanent declines are also copied to that queue
  * @param metrics where the in-flight gauge goes, or null
  */
-public record SqsSettings(
+public record SqsRuntimeConfig(
     String queueUrl,
     boolean fifo,
     int pollers,
@@ -34,4 +35,29 @@ public record SqsSettings(
     Duration deleteInterval,
     String deadLetterQueueUrl,
     boolean deadLetterDeclines,
-    dev.siglo.consumer.metrics.SigloMetrics metrics) {}
+    dev.siglo.consumer.metrics.SigloMetrics metrics) {
+
+  /**
+   * This configuration completed with what the queue says at start.
+   *
+   * @param queueIsFifo whether the queue is a FIFO queue
+   * @param queueVisibility the queue's visibility timeout, used unless one was configured
+   * @return the configuration the runtime runs on
+   */
+  public SqsRuntimeConfig forQueue(boolean queueIsFifo, Duration queueVisibility) {
+    return new SqsRuntimeConfig(
+        queueUrl,
+        queueIsFifo,
+        pollers,
+        concurrency,
+        maxInFlight,
+        waitTime,
+        visibilityTimeout != null ? visibilityTimeout : queueVisibility,
+        heartbeatFraction,
+        lease,
+        deleteInterval,
+        deadLetterQueueUrl,
+        deadLetterDeclines,
+        metrics);
+  }
+}
