@@ -67,6 +67,9 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
   /** The default dead-letter topic of a topic is its name with this suffix. */
   public static final String DEFAULT_DEAD_LETTER_SUFFIX = "-dlt";
 
+  /** How long a dead-letter publish may take before the record is retried. */
+  private static final Duration DEAD_LETTER_TIMEOUT = Duration.ofSeconds(30);
+
   /** How long {@link #close()} and the shutdown hook wait for running handlers. */
   public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);
 
@@ -408,7 +411,7 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
               topicCheckTimeout,
               deadLetterTopic,
               deadLetterDeclines,
-              DEFAULT_CLOSE_TIMEOUT,
+              DEAD_LETTER_TIMEOUT,
               metricsOrNull());
       MessageProcessor processor = processor("kafka-" + groupId);
       return new SigloKafkaConsumer<>(settings, processor, shutdownHook);

@@ -13,6 +13,7 @@ import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.Outcome;
+import dev.siglo.consumer.support.ManualTime;
 import java.io.IOException;
 import java.time.Duration;
 import java.util.List;

@@ -1,13 +1,13 @@
 package dev.siglo.kafka.internal;
 
 import dev.siglo.kafka.Ordering;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.PriorityQueue;
 import java.util.Set;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.TopicPartition;
 
 /**
@@ -19,7 +19,7 @@ import org.apache.kafka.common.TopicPartition;
  */
 final class Lanes {
   private final Ordering ordering;
-  private final Map<String, ArrayDeque<Work>> waiting = new HashMap<>();
+  private final Map<LaneKey, ArrayDeque<Work>> waiting = new HashMap<>();
   private final ArrayDeque<Work> ready = new ArrayDeque<>();
   private final PriorityQueue<Work> delayed =
       new PriorityQueue<>((a, b) -> Long.compare(a.readyAtNanos, b.readyAtNanos));
@@ -29,16 +29,13 @@ final class Lanes {
     this.ordering = ordering;
   }
 
-  String laneOf(org.apache.kafka.clients.consumer.ConsumerRecord<byte[], byte[]> r) {
-    String partition = r.topic() + "-" + r.partition();
-    return switch (ordering) {
-      case KEY ->
-          r.key() == null
-              ? partition + "@" + r.offset()
-              : partition + "/" + new String(r.key(), StandardCharsets.UTF_8);
-      case PARTITION -> partition;
-      case UNORDERED -> partition + "@" + r.offset();
-    };
+  /**
+   * @param r a polled record
+   * @return a unit of work for it, in its lane
+   */
+  Work workFor(ConsumerRecord<byte[], byte[]> r) {
+    TopicPartition partition = new TopicPartition(r.topic(), r.partition());
+    return new Work(r, partition, LaneKey.of(ordering, partition, r));
   }
 
   /** A newly polled record: ready when its lane is idle, else queued behind it. */
@@ -97,22 +94,14 @@ final class Lanes {
   void removePartitions(Set<TopicPartition> partitions) {
     queued -= removeFrom(ready.iterator(), partitions);
     queued -= removeFrom(delayed.iterator(), partitions);
-    Iterator<Map.Entry<String, ArrayDeque<Work>>> lanes = waiting.entrySet().iterator();
+    Iterator<Map.Entry<LaneKey, ArrayDeque<Work>>> lanes = waiting.entrySet().iterator();
     while (lanes.hasNext()) {
       ArrayDeque<Work> lane = lanes.next().getValue();
       queued -= removeFrom(lane.iterator(), partitions);
     }
-    waiting.entrySet().removeIf(e -> e.getValue().isEmpty() && belongsTo(e.getKey(), partitions));
-  }
-
-  private static boolean belongsTo(String lane, Set<TopicPartition> partitions) {
-    for (TopicPartition tp : partitions) {
-      String prefix = tp.topic() + "-" + tp.partition();
-      if (lane.startsWith(prefix + "/") || lane.startsWith(prefix + "@") || lane.equals(prefix)) {
-        return true;
-      }
-    }
-    return false;
+    waiting
+        .entrySet()
+        .removeIf(e -> e.getValue().isEmpty() && partitions.contains(e.getKey().partition()));
   }
 
   private static int removeFrom(Iterator<Work> it, Set<TopicPartition> partitions) {

@@ -1,27 +1,22 @@
 package dev.siglo.kafka.internal;
 
-import dev.siglo.consumer.classify.ErrorClass;
-import dev.siglo.consumer.engine.Disposition;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.error.SigloConfigurationException;
+import dev.siglo.consumer.support.Time;
+import dev.siglo.kafka.SigloKafkaConsumer;
 import java.time.Duration;
 import java.util.Collection;
-import java.util.HashMap;
 import java.util.HashSet;
-import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+import org.apache.kafka.clients.consumer.Consumer;
 import org.apache.kafka.clients.consumer.ConsumerRebalanceListener;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
-import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.errors.WakeupException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
@@ -29,46 +24,42 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The poll thread: the only thread that touches the {@link KafkaConsumer}. It polls, hands records
- * to workers lane by lane ({@link Lanes}), takes their answers from a queue, tracks per-partition
- * commit points ({@link PartitionProgress}), commits completed prefixes (asynchronously every
- * commit interval, synchronously on revoke and close), pauses fetching when too much is buffered,
- * and stops with an error the user sees when something fatal happens.
+ * The poll thread: the only thread that touches the Kafka {@link Consumer}. It subscribes (failing
+ * with a configuration error when a topic does not appear in time), polls, hands records to the
+ * {@link Dispatcher}, lets the {@link OffsetCommitter} commit completed prefixes, pauses fetching
+ * when too much is buffered, handles rebalances (revoked partitions: wait for their running
+ * records, commit, forget), and on stop waits for running records, commits and closes. It ends the
+ * termination future: normally on stop, exceptionally on a fatal error.
  */
 public final class PollLoop implements Runnable {
   private static final Logger log = LoggerFactory.getLogger(PollLoop.class);
+  private static final Duration TOPIC_CHECK_PAUSE = Duration.ofMillis(500);
+  private static final Duration LIST_TOPICS_TIMEOUT = Duration.ofSeconds(5);
+  private static final long IDLE_POLL_MILLIS = 100;
+  private static final long BUSY_POLL_MILLIS = 20;
 
   private final KafkaRuntimeConfig settings;
-  private final MessageProcessor processor;
+  private final Supplier<Consumer<byte[], byte[]>> consumers;
   private final ExecutorService workers;
-  private final DeadLetterPublisher deadLetters;
+  private final AutoCloseable resources;
   private final CompletableFuture<Void> termination;
-
-  /** Records handed to the workers and not started yet, per worker at most. */
-  static final int MAX_PENDING_PER_WORKER = 8;
-
-  private final LinkedBlockingQueue<Completion> completions = new LinkedBlockingQueue<>();
-  private final ConcurrentLinkedQueue<Work> pending = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger runningWorkers = new AtomicInteger();
-  private final Set<TopicPartition> revoking = ConcurrentHashMap.newKeySet();
-  private final Map<TopicPartition, PartitionProgress> progress = new HashMap<>();
-  private final Map<TopicPartition, Integer> inFlightByPartition = new HashMap<>();
-  private final Lanes lanes;
+  private final Time time;
+  private final OffsetCommitter offsets;
+  private final Dispatcher dispatcher;
+  private final AtomicInteger inFlightGauge = new AtomicInteger();
   private volatile boolean stopRequested;
-  private volatile Duration closeTimeout = Duration.ofSeconds(30);
-  private volatile KafkaConsumer<byte[], byte[]> consumer;
-  private int inFlight;
-  private final java.util.concurrent.atomic.AtomicInteger inFlightGauge =
-      new java.util.concurrent.atomic.AtomicInteger();
-  private final Map<TopicPartition, Long> lags = new java.util.concurrent.ConcurrentHashMap<>();
-  private final Set<TopicPartition> lagGauges = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  private volatile Duration closeTimeout;
+  private volatile Consumer<byte[], byte[]> consumer;
   private boolean paused;
-  private long lastCommitNanos = System.nanoTime();
 
   /**
+   * The runtime's loop: a {@link KafkaConsumer} reading bytes, the engine on the workers, dead
+   * letters to the dead-letter topic, real time.
+   *
    * @param settings the settings
    * @param processor the engine
-   * @param workers the worker pool (named threads, {@code concurrency} of them)
+   * @param workers the worker pool (named threads, {@code concurrency} of them), shut down at the
+   *     end
    * @param termination completed when the loop ends: normally on close, exceptionally on a fatal
    *     error
    */
@@ -77,17 +68,74 @@ public final class PollLoop implements Runnable {
       MessageProcessor processor,
       ExecutorService workers,
       CompletableFuture<Void> termination) {
+    this(
+        settings,
+        () ->
+            new KafkaConsumer<>(
+                settings.clientProperties(),
+                new ByteArrayDeserializer(),
+                new ByteArrayDeserializer()),
+        deadLetterRunner(settings, processor),
+        workers,
+        termination,
+        Time.SYSTEM);
+  }
+
+  private PollLoop(
+      KafkaRuntimeConfig settings,
+      Supplier<Consumer<byte[], byte[]>> consumers,
+      RunnerAndResources runner,
+      ExecutorService workers,
+      CompletableFuture<Void> termination,
+      Time time) {
     this.settings = settings;
-    this.processor = processor;
+    this.consumers = consumers;
     this.workers = workers;
+    this.resources = runner.resources();
     this.termination = termination;
-    this.lanes = new Lanes(settings.ordering());
-    this.deadLetters =
+    this.time = time;
+    this.closeTimeout = SigloKafkaConsumer.DEFAULT_CLOSE_TIMEOUT;
+    this.offsets = new OffsetCommitter(settings.commitInterval(), time, settings.metrics());
+    this.dispatcher =
+        new Dispatcher(
+            settings.ordering(), settings.concurrency(), workers, runner.runner(), offsets, time);
+  }
+
+  /**
+   * A loop on any consumer and runner, for tests without a broker ({@code MockConsumer}).
+   *
+   * @param settings the settings
+   * @param consumers makes the consumer, on the poll thread
+   * @param runner runs one record on a worker
+   * @param workers the worker pool, shut down at the end
+   * @param termination completed when the loop ends
+   * @param time the time intervals, deadlines and retry delays are measured on
+   * @return the loop
+   */
+  static PollLoop of(
+      KafkaRuntimeConfig settings,
+      Supplier<Consumer<byte[], byte[]>> consumers,
+      RecordRunner runner,
+      ExecutorService workers,
+      CompletableFuture<Void> termination,
+      Time time) {
+    return new PollLoop(
+        settings, consumers, new RunnerAndResources(runner, () -> {}), workers, termination, time);
+  }
+
+  /** A record runner and what must be closed with the loop. */
+  private record RunnerAndResources(RecordRunner runner, AutoCloseable resources) {}
+
+  private static RunnerAndResources deadLetterRunner(
+      KafkaRuntimeConfig settings, MessageProcessor processor) {
+    DeadLetterPublisher deadLetters =
         new DeadLetterPublisher(
             settings.clientProperties(),
             settings.deadLetterTopic(),
             settings.groupId(),
             settings.deadLetterTimeout().toMillis());
+    return new RunnerAndResources(
+        new EngineRunner(processor, deadLetters, settings.deadLetterDeclines()), deadLetters);
   }
 
   /**
@@ -99,7 +147,8 @@ public final class PollLoop implements Runnable {
   public void requestStop(Duration timeout) {
     closeTimeout = timeout;
     stopRequested = true;
-    KafkaConsumer<byte[], byte[]> c = consumer;
+    dispatcher.stop();
+    Consumer<byte[], byte[]> c = consumer;
     if (c != null) {
       c.wakeup();
     }
@@ -107,11 +156,7 @@ public final class PollLoop implements Runnable {
 
   @Override
   public void run() {
-    try (KafkaConsumer<byte[], byte[]> c =
-        new KafkaConsumer<>(
-            settings.clientProperties(),
-            new ByteArrayDeserializer(),
-            new ByteArrayDeserializer())) {
+    try (Consumer<byte[], byte[]> c = consumers.get()) {
       consumer = c;
       if (settings.metrics() != null) {
         settings
@@ -135,27 +180,27 @@ public final class PollLoop implements Runnable {
       termination.completeExceptionally(t);
     } finally {
       workers.shutdownNow();
-      deadLetters.close();
+      closeQuietly(resources);
     }
   }
 
-  private void subscribe(KafkaConsumer<byte[], byte[]> c) {
+  private void subscribe(Consumer<byte[], byte[]> c) throws InterruptedException {
     ConsumerRebalanceListener listener = new Rebalance();
     if (settings.pattern() != null) {
       c.subscribe(settings.pattern(), listener);
       return;
     }
-    long deadline = System.nanoTime() + settings.topicCheckTimeout().toNanos();
+    long deadline = time.nanoTime() + settings.topicCheckTimeout().toNanos();
     Set<String> missing = new HashSet<>(settings.topics());
     while (true) {
-      missing.removeAll(c.listTopics(Duration.ofSeconds(5)).keySet());
+      missing.removeAll(c.listTopics(LIST_TOPICS_TIMEOUT).keySet());
       if (missing.isEmpty()) {
         break;
       }
       if (stopRequested) {
         return;
       }
-      if (System.nanoTime() > deadline) {
+      if (time.nanoTime() - deadline > 0) {
         throw new SigloConfigurationException(
             "topic(s) "
                 + missing
@@ -163,240 +208,50 @@ public final class PollLoop implements Runnable {
                 + settings.topicCheckTimeout()
                 + ")");
       }
-      pause(Duration.ofMillis(500));
+      time.sleep(TOPIC_CHECK_PAUSE);
     }
     c.subscribe(settings.topics(), listener);
   }
 
-  private void loopOnce(KafkaConsumer<byte[], byte[]> c) {
-    drainCompletions(0);
-    dispatch();
-    commitIfDue(c);
+  private void loopOnce(Consumer<byte[], byte[]> c) {
+    drain(0);
+    dispatcher.dispatch();
+    inFlightGauge.set(dispatcher.inFlight());
+    offsets.commitIfDue(c);
     applyBackpressure(c);
+    long wait =
+        dispatcher.waitMillis(dispatcher.inFlight() > 0 ? BUSY_POLL_MILLIS : IDLE_POLL_MILLIS);
     ConsumerRecords<byte[], byte[]> records;
     try {
-      if (lanes.buffered() > inFlight) {
+      if (dispatcher.hasWaiting()) {
         // Records are waiting for a worker, for their lane or for a retry's delay: only a
         // completion (or the delay) moves them, so wait for completions here rather than inside
         // poll, where a finished worker could not wake this thread; then fetch without blocking.
-        drainCompletions(pollMillis());
-        dispatch();
+        drain(wait);
+        dispatcher.dispatch();
         records = c.poll(Duration.ZERO);
       } else {
-        records = c.poll(Duration.ofMillis(pollMillis()));
+        records = c.poll(Duration.ofMillis(wait));
       }
     } catch (WakeupException e) {
       return;
     }
     for (ConsumerRecord<byte[], byte[]> r : records) {
-      PartitionProgress p = progress.get(new TopicPartition(r.topic(), r.partition()));
-      if (p == null || p.isIncomplete(r.offset())) {
-        continue;
+      if (offsets.received(new TopicPartition(r.topic(), r.partition()), r.offset())) {
+        dispatcher.add(r);
       }
-      p.received(r.offset());
-      lanes.add(new Work(r, lanes.laneOf(r)));
     }
-    dispatch();
+    dispatcher.dispatch();
   }
 
-  private long pollMillis() {
-    long due = lanes.nanosUntilNextDue(System.nanoTime());
-    long idle = inFlight > 0 ? 20 : 100;
-    return due < 0 ? idle : Math.max(1, Math.min(idle, TimeUnit.NANOSECONDS.toMillis(due)));
-  }
-
-  /**
-   * Hands ready records to the workers through a shared queue; workers take the next record as soon
-   * as they are free, so a slow record never holds back the records handed over after it, and
-   * starting a record costs no thread hand-off while workers are busy. At most {@link
-   * #MAX_PENDING_PER_WORKER} records per worker wait there, so lane and retry decisions stay fresh.
-   */
-  private void dispatch() {
-    long now = System.nanoTime();
-    int limit = settings.concurrency() * MAX_PENDING_PER_WORKER;
-    while (inFlight < limit && !stopRequested) {
-      Work w = lanes.nextReady(now);
-      if (w == null) {
-        break;
-      }
-      inFlight++;
-      inFlightByPartition.merge(w.partition, 1, Integer::sum);
-      w.dispatchedAttempt = w.attempt;
-      pending.add(w);
-    }
-    while (!pending.isEmpty() && tryStartWorker()) {
-      workers.execute(this::workLoop);
+  private void drain(long waitMillis) {
+    if (!dispatcher.drainCompletions(waitMillis)) {
+      requestStop(closeTimeout);
     }
   }
 
-  private boolean tryStartWorker() {
-    while (true) {
-      int running = runningWorkers.get();
-      if (running >= settings.concurrency()) {
-        return false;
-      }
-      if (runningWorkers.compareAndSet(running, running + 1)) {
-        return true;
-      }
-    }
-  }
-
-  /** Runs on a worker thread: takes records until none is left, then re-checks before leaving. */
-  private void workLoop() {
-    do {
-      Work w;
-      while ((w = pending.poll()) != null) {
-        boolean started = !stopRequested && !revoking.contains(w.partition);
-        completions.add(started ? process(w, w.dispatchedAttempt) : new Completion(w, null, null));
-      }
-      runningWorkers.decrementAndGet();
-    } while (!pending.isEmpty() && tryStartWorker());
-  }
-
-  /** Runs on a worker thread: the engine, then the dead-letter publish the disposition asks for. */
-  private Completion process(Work w, int attempt) {
-    try {
-      Disposition d = processor.process(RecordMapper.toMessage(w.record, attempt));
-      if (d instanceof Disposition.DeadLetter dl) {
-        deadLetters.publish(w.record, dl.reason().name(), dl.errorClass(), dl.cause(), attempt);
-      } else if (d instanceof Disposition.AckDeclined declined
-          && settings.deadLetterDeclines()
-          && !declined.replayed()) {
-        deadLetters.publish(w.record, "DECLINED", ErrorClass.PERMANENT, declined.cause(), attempt);
-      }
-      return new Completion(w, d, null);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new Completion(w, new Disposition.NackRetry(Duration.ofSeconds(1), e, 0), null);
-    } catch (Exception e) {
-      log.warn("{}: dead-letter publish failed ({}); will retry", w, e.toString());
-      return new Completion(w, new Disposition.NackRetry(Duration.ofSeconds(1), e, 0), null);
-    } catch (Throwable t) {
-      return new Completion(w, null, t);
-    }
-  }
-
-  private void drainCompletions(long waitMillis) {
-    try {
-      Completion c =
-          waitMillis > 0 ? completions.poll(waitMillis, TimeUnit.MILLISECONDS) : completions.poll();
-      while (c != null) {
-        complete(c);
-        c = completions.poll();
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      stopRequested = true;
-    }
-  }
-
-  private void complete(Completion c) {
-    Work w = c.work();
-    inFlight--;
-    inFlightByPartition.merge(w.partition, -1, Integer::sum);
-    if (c.fatal() != null) {
-      throw new IllegalStateException("a worker failed on " + w, c.fatal());
-    }
-    if (c.disposition() == null) {
-      // not started (stopping, or its partition is being revoked): never committed, so the next
-      // owner of the partition receives it again
-      lanes.done(w);
-      return;
-    }
-    PartitionProgress p = progress.get(w.partition);
-    if (p == null) {
-      lanes.done(w);
-      return;
-    }
-    if (c.disposition() instanceof Disposition.NackRetry nack) {
-      SigloConfigurationException broken = SigloConfigurationException.in(nack.cause());
-      if (broken != null) {
-        throw broken;
-      }
-      w.attempt++;
-      lanes.retryLater(w, nack.delay().toNanos(), System.nanoTime());
-      return;
-    }
-    p.completed(w.offset());
-    lanes.done(w);
-  }
-
-  private void commitIfDue(KafkaConsumer<byte[], byte[]> c) {
-    long now = System.nanoTime();
-    inFlightGauge.set(inFlight);
-    if (now - lastCommitNanos < settings.commitInterval().toNanos()) {
-      return;
-    }
-    lastCommitNanos = now;
-    sampleLag(c);
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-    progress.forEach(
-        (tp, p) -> {
-          long point = p.uncommitted();
-          if (point >= 0) {
-            offsets.put(tp, new OffsetAndMetadata(point));
-            p.markCommitted(point);
-          }
-        });
-    if (!offsets.isEmpty()) {
-      c.commitAsync(
-          offsets,
-          (committed, e) -> {
-            if (e != null) {
-              // runs on this (the poll) thread, inside a later poll: send it again next interval
-              log.warn("async commit of {} failed: {}; will retry", committed, e.toString());
-              committed.forEach(
-                  (tp, o) -> {
-                    PartitionProgress p = progress.get(tp);
-                    if (p != null) {
-                      p.commitFailed(o.offset());
-                    }
-                  });
-            }
-          });
-    }
-  }
-
-  /** Samples each partition's lag on the poll thread; gauges read the samples. */
-  private void sampleLag(KafkaConsumer<byte[], byte[]> c) {
-    if (settings.metrics() == null) {
-      return;
-    }
-    for (TopicPartition tp : progress.keySet()) {
-      c.currentLag(tp).ifPresent(lag -> lags.put(tp, lag));
-      if (lagGauges.add(tp)) {
-        settings.metrics().lag(tp.topic(), tp.partition(), () -> lags.getOrDefault(tp, 0L));
-      }
-    }
-  }
-
-  private void commitSync(KafkaConsumer<byte[], byte[]> c, Collection<TopicPartition> partitions) {
-    Map<TopicPartition, OffsetAndMetadata> offsets = new HashMap<>();
-    for (TopicPartition tp : partitions) {
-      PartitionProgress p = progress.get(tp);
-      if (p != null && p.commitPoint() >= 0) {
-        offsets.put(tp, new OffsetAndMetadata(p.commitPoint()));
-      }
-    }
-    if (offsets.isEmpty()) {
-      return;
-    }
-    for (int attempt = 0; attempt < 2; attempt++) {
-      try {
-        c.commitSync(offsets, Duration.ofSeconds(10));
-        offsets.forEach((tp, o) -> progress.get(tp).markCommitted(o.offset()));
-        return;
-      } catch (WakeupException e) {
-        // a stop request woke the consumer; commit again
-      } catch (RuntimeException e) {
-        log.warn("synchronous commit of {} failed: {}", offsets, e.toString());
-        return;
-      }
-    }
-  }
-
-  private void applyBackpressure(KafkaConsumer<byte[], byte[]> c) {
-    int buffered = lanes.buffered();
+  private void applyBackpressure(Consumer<byte[], byte[]> c) {
+    int buffered = dispatcher.buffered();
     if (buffered >= settings.maxBuffered()) {
       c.pause(c.assignment());
       paused = true;
@@ -406,36 +261,21 @@ public final class PollLoop implements Runnable {
     }
   }
 
-  private void awaitInFlight(Set<TopicPartition> partitions, Duration timeout) {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    while (inFlightIn(partitions) > 0 && System.nanoTime() < deadline) {
-      drainCompletions(10);
-    }
-  }
-
-  private int inFlightIn(Set<TopicPartition> partitions) {
-    int n = 0;
-    for (TopicPartition tp : partitions) {
-      n += inFlightByPartition.getOrDefault(tp, 0);
-    }
-    return n;
-  }
-
-  private void shutdown(KafkaConsumer<byte[], byte[]> c) {
-    Set<TopicPartition> all = new HashSet<>(progress.keySet());
-    awaitInFlight(all, closeTimeout);
-    commitSync(c, all);
+  private void shutdown(Consumer<byte[], byte[]> c) {
+    Set<TopicPartition> all = offsets.partitions();
+    dispatcher.awaitInFlight(all, closeTimeout);
+    offsets.commitSync(c, all);
     log.info(
         "Siglo Kafka consumer of group '{}' stopped; {} record(s) still running were not committed",
         settings.groupId(),
-        inFlight);
+        dispatcher.inFlight());
   }
 
-  private static void pause(Duration d) {
+  private static void closeQuietly(AutoCloseable resource) {
     try {
-      Thread.sleep(d.toMillis()); // waiting for topics to appear at start-up
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      resource.close();
+    } catch (Exception e) {
+      log.warn("closing {} failed: {}", resource, e.toString());
     }
   }
 
@@ -447,31 +287,28 @@ public final class PollLoop implements Runnable {
         return;
       }
       Set<TopicPartition> revoked = new HashSet<>(partitions);
-      lanes.removePartitions(revoked);
-      revoking.addAll(revoked);
+      dispatcher.revoking(revoked);
       try {
-        awaitInFlight(revoked, settings.rebalanceTimeout());
-        commitSync(consumer, revoked);
+        dispatcher.awaitInFlight(revoked, settings.rebalanceTimeout());
+        offsets.commitSync(consumer, revoked);
       } finally {
-        revoking.removeAll(revoked);
+        dispatcher.revoked(revoked);
       }
-      revoked.forEach(progress::remove);
+      offsets.removed(revoked);
       log.info("partitions revoked: {}", revoked);
     }
 
     @Override
     public void onPartitionsAssigned(Collection<TopicPartition> partitions) {
-      for (TopicPartition tp : partitions) {
-        progress.put(tp, new PartitionProgress());
-      }
+      offsets.assigned(partitions);
       log.info("partitions assigned: {}", partitions);
     }
 
     @Override
     public void onPartitionsLost(Collection<TopicPartition> partitions) {
       Set<TopicPartition> lost = new HashSet<>(partitions);
-      lanes.removePartitions(lost);
-      lost.forEach(progress::remove);
+      dispatcher.lost(lost);
+      offsets.removed(lost);
       log.warn("partitions lost: {}", lost);
     }
   }

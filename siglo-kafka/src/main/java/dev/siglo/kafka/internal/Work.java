@@ -7,7 +7,7 @@ import org.apache.kafka.common.TopicPartition;
 final class Work {
   final ConsumerRecord<byte[], byte[]> record;
   final TopicPartition partition;
-  final String lane;
+  final LaneKey lane;
   int attempt = 1;
 
   /** The attempt a worker runs: written by the poll thread before the hand-off. */
@@ -15,9 +15,9 @@ final class Work {
 
   long readyAtNanos;
 
-  Work(ConsumerRecord<byte[], byte[]> record, String lane) {
+  Work(ConsumerRecord<byte[], byte[]> record, TopicPartition partition, LaneKey lane) {
     this.record = record;
-    this.partition = new TopicPartition(record.topic(), record.partition());
+    this.partition = partition;
     this.lane = lane;
   }
 

@@ -1,0 +1,251 @@
+package dev.siglo.kafka.internal;
+
+import dev.siglo.consumer.engine.Disposition;
+import dev.siglo.consumer.error.SigloConfigurationException;
+import dev.siglo.consumer.support.Time;
+import dev.siglo.kafka.Ordering;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.Executor;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.common.TopicPartition;
+
+/**
+ * Moves records from the poll thread to the workers and their answers back: records wait in their
+ * {@link Lanes} until their lane is free (and a retry until its delay passed, on the injected
+ * {@link Time}); ready records go to a shared queue that at most {@code concurrency} workers drain;
+ * workers run each record with the {@link RecordRunner} and hand a {@link Completion} back on a
+ * queue, which the poll thread applies: a completed offset goes to the {@link OffsetCommitter}, a
+ * retry back to its lane, a configuration error or a worker's fatal error stops the consumer.
+ *
+ * <p>Every method but the workers' loop runs on the poll thread.
+ */
+final class Dispatcher {
+  /** Records handed to the workers and not started yet, per worker at most. */
+  static final int MAX_PENDING_PER_WORKER = 8;
+
+  private final Lanes lanes;
+  private final int concurrency;
+  private final Executor workers;
+  private final RecordRunner runner;
+  private final OffsetCommitter offsets;
+  private final Time time;
+  private final LinkedBlockingQueue<Completion> completions = new LinkedBlockingQueue<>();
+  private final ConcurrentLinkedQueue<Work> pending = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger runningWorkers = new AtomicInteger();
+  private final Set<TopicPartition> revoking = ConcurrentHashMap.newKeySet();
+  private final Map<TopicPartition, Integer> inFlightByPartition = new HashMap<>();
+  private volatile boolean stopping;
+  private int inFlight;
+
+  /**
+   * @param ordering the ordering mode
+   * @param concurrency the most workers running at once
+   * @param workers runs the workers' loops (a pool of {@code concurrency} named threads)
+   * @param runner runs one record on a worker
+   * @param offsets told of every completed offset
+   * @param time the time retry delays are measured on
+   */
+  Dispatcher(
+      Ordering ordering,
+      int concurrency,
+      Executor workers,
+      RecordRunner runner,
+      OffsetCommitter offsets,
+      Time time) {
+    this.lanes = new Lanes(ordering);
+    this.concurrency = concurrency;
+    this.workers = workers;
+    this.runner = runner;
+    this.offsets = offsets;
+    this.time = time;
+  }
+
+  /** A polled record of an assigned partition joins its lane. */
+  void add(ConsumerRecord<byte[], byte[]> record) {
+    lanes.add(lanes.workFor(record));
+  }
+
+  /**
+   * Hands ready records to the workers through a shared queue; workers take the next record as soon
+   * as they are free, so a slow record never holds back the records handed over after it. At most
+   * {@link #MAX_PENDING_PER_WORKER} records per worker wait there, so lane and retry decisions stay
+   * fresh.
+   */
+  void dispatch() {
+    long now = time.nanoTime();
+    int limit = concurrency * MAX_PENDING_PER_WORKER;
+    while (inFlight < limit && !stopping) {
+      Work w = lanes.nextReady(now);
+      if (w == null) {
+        break;
+      }
+      inFlight++;
+      inFlightByPartition.merge(w.partition, 1, Integer::sum);
+      w.dispatchedAttempt = w.attempt;
+      pending.add(w);
+    }
+    while (!pending.isEmpty() && tryStartWorker()) {
+      workers.execute(this::workLoop);
+    }
+  }
+
+  private boolean tryStartWorker() {
+    while (true) {
+      int running = runningWorkers.get();
+      if (running >= concurrency) {
+        return false;
+      }
+      if (runningWorkers.compareAndSet(running, running + 1)) {
+        return true;
+      }
+    }
+  }
+
+  /** Runs on a worker thread: takes records until none is left, then re-checks before leaving. */
+  private void workLoop() {
+    do {
+      Work w;
+      while ((w = pending.poll()) != null) {
+        boolean start = !stopping && !revoking.contains(w.partition);
+        completions.add(start ? runner.run(w, w.dispatchedAttempt) : new Completion(w, null, null));
+      }
+      runningWorkers.decrementAndGet();
+    } while (!pending.isEmpty() && tryStartWorker());
+  }
+
+  /**
+   * Applies the workers' answers, waiting up to {@code waitMillis} for the first.
+   *
+   * @param waitMillis how long to wait when none is there yet (0: do not wait)
+   * @return false when the poll thread was interrupted while waiting (its flag is restored)
+   * @throws SigloConfigurationException a record failed on a configuration error
+   * @throws IllegalStateException a worker failed fatally
+   */
+  boolean drainCompletions(long waitMillis) {
+    try {
+      Completion c =
+          waitMillis > 0 ? completions.poll(waitMillis, TimeUnit.MILLISECONDS) : completions.poll();
+      while (c != null) {
+        complete(c);
+        c = completions.poll();
+      }
+      return true;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
+  private void complete(Completion c) {
+    Work w = c.work();
+    inFlight--;
+    inFlightByPartition.merge(w.partition, -1, Integer::sum);
+    if (c.fatal() != null) {
+      throw new IllegalStateException("a worker failed on " + w, c.fatal());
+    }
+    if (c.disposition() == null || !offsets.owns(w.partition)) {
+      // not started (stopping, or its partition is being revoked), or its partition is gone:
+      // never committed, so the next owner of the partition receives it again
+      lanes.done(w);
+      return;
+    }
+    if (c.disposition() instanceof Disposition.NackRetry nack) {
+      SigloConfigurationException broken = SigloConfigurationException.in(nack.cause());
+      if (broken != null) {
+        throw broken;
+      }
+      w.attempt++;
+      lanes.retryLater(w, nack.delay().toNanos(), time.nanoTime());
+      return;
+    }
+    offsets.completed(w.partition, w.offset());
+    lanes.done(w);
+  }
+
+  /**
+   * @param maxMillis the longest the poll thread should wait now
+   * @return how long to wait for completions or records: until the next retry is due, capped
+   */
+  long waitMillis(long maxMillis) {
+    long due = lanes.nanosUntilNextDue(time.nanoTime());
+    return due < 0
+        ? maxMillis
+        : Math.max(1, Math.min(maxMillis, TimeUnit.NANOSECONDS.toMillis(due)));
+  }
+
+  /**
+   * Waits until no record of {@code partitions} runs, at most {@code timeout}, applying answers.
+   *
+   * @return false when interrupted while waiting
+   */
+  boolean awaitInFlight(Set<TopicPartition> partitions, Duration timeout) {
+    long deadline = time.nanoTime() + timeout.toNanos();
+    while (inFlightIn(partitions) > 0 && time.nanoTime() < deadline) {
+      if (!drainCompletions(10)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private int inFlightIn(Set<TopicPartition> partitions) {
+    int n = 0;
+    for (TopicPartition tp : partitions) {
+      n += inFlightByPartition.getOrDefault(tp, 0);
+    }
+    return n;
+  }
+
+  /**
+   * Partitions are being revoked: their records not started yet are dropped, and workers skip those
+   * already handed over, until {@link #revoked}.
+   */
+  void revoking(Set<TopicPartition> partitions) {
+    lanes.removePartitions(partitions);
+    revoking.addAll(partitions);
+  }
+
+  /** The revocation of {@code partitions} finished. */
+  void revoked(Set<TopicPartition> partitions) {
+    revoking.removeAll(partitions);
+  }
+
+  /** Partitions were lost without a chance to commit: their waiting records are dropped. */
+  void lost(Set<TopicPartition> partitions) {
+    lanes.removePartitions(partitions);
+  }
+
+  /** No record is started from now on; answers are still applied. Safe from any thread. */
+  void stop() {
+    stopping = true;
+  }
+
+  /**
+   * @return records handed to the workers and not answered yet
+   */
+  int inFlight() {
+    return inFlight;
+  }
+
+  /**
+   * @return records held (waiting in lanes, delayed for a retry, or in flight)
+   */
+  int buffered() {
+    return lanes.buffered();
+  }
+
+  /**
+   * @return whether records are waiting that only a completion or a retry delay can move
+   */
+  boolean hasWaiting() {
+    return lanes.buffered() > inFlight;
+  }
+}

@@ -1,0 +1,218 @@
+package dev.siglo.kafka.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.siglo.consumer.engine.Disposition;
+import dev.siglo.consumer.error.SigloConfigurationException;
+import dev.siglo.consumer.store.Outcome;
+import dev.siglo.consumer.support.ManualTime;
+import dev.siglo.kafka.Ordering;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.Executor;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.MockConsumer;
+import org.apache.kafka.clients.consumer.OffsetAndMetadata;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Lanes, hand-off and completions without a broker: workers run inline (or when the test says), the
+ * runner answers from a script, retry delays pass on injected time.
+ */
+class DispatcherTest {
+  private static final TopicPartition TP = new TopicPartition("orders", 0);
+  private static final Disposition ACK =
+      new Disposition.Ack(Disposition.AckReason.PROCESSED, new Outcome.Success("null"));
+
+  private final ManualTime time = new ManualTime();
+  private final MockConsumer<byte[], byte[]> consumer = new MockConsumer<>("earliest");
+  private final OffsetCommitter offsets = new OffsetCommitter(Duration.ofSeconds(1), time, null);
+  private final List<String> runs = new CopyOnWriteArrayList<>();
+  private final Map<Long, ArrayDeque<Disposition>> script = new HashMap<>();
+  private final RecordRunner runner =
+      (w, attempt) -> {
+        runs.add(w.offset() + "@" + attempt);
+        ArrayDeque<Disposition> answers = script.get(w.offset());
+        Disposition d = answers == null || answers.isEmpty() ? ACK : answers.poll();
+        return new Completion(w, d, null);
+      };
+
+  DispatcherTest() {
+    consumer.assign(List.of(TP));
+    offsets.assigned(List.of(TP));
+  }
+
+  private Dispatcher dispatcher(Ordering ordering, Executor workers) {
+    return new Dispatcher(ordering, 4, workers, runner, offsets, time);
+  }
+
+  private void poll(Dispatcher d, long offset, String key) {
+    byte[] k = key == null ? null : key.getBytes(StandardCharsets.UTF_8);
+    if (offsets.received(TP, offset)) {
+      d.add(new ConsumerRecord<>(TP.topic(), TP.partition(), offset, k, new byte[0]));
+    }
+  }
+
+  private long committed() {
+    offsets.commitSync(consumer, Set.of(TP));
+    OffsetAndMetadata o = consumer.committed(Set.of(TP)).get(TP);
+    return o == null ? -1 : o.offset();
+  }
+
+  @Test
+  void recordsOfOneKeyRunOneAtATimeInOffsetOrderWhileOtherKeysRunAtOnce() {
+    Dispatcher d = dispatcher(Ordering.KEY, Runnable::run);
+    poll(d, 0, "a");
+    poll(d, 1, "a");
+    poll(d, 2, "b");
+
+    d.dispatch();
+    assertThat(runs).containsExactly("0@1", "2@1");
+    d.drainCompletions(0);
+    d.dispatch();
+    assertThat(runs).containsExactly("0@1", "2@1", "1@1");
+    d.drainCompletions(0);
+
+    assertThat(committed()).isEqualTo(3);
+    assertThat(d.buffered()).isZero();
+  }
+
+  @Test
+  void keysCompareAsBytesNotAsDecodedText() {
+    Dispatcher d = dispatcher(Ordering.KEY, Runnable::run);
+    byte[] first = {(byte) 0xC3};
+    byte[] second = {(byte) 0xC4};
+    for (long o = 0; o < 2; o++) {
+      offsets.received(TP, o);
+      d.add(
+          new ConsumerRecord<>(
+              TP.topic(), TP.partition(), o, o == 0 ? first : second, new byte[0]));
+    }
+
+    d.dispatch();
+
+    assertThat(runs).as("two invalid UTF-8 keys are still two lanes").hasSize(2);
+  }
+
+  @Test
+  void partitionOrderingRunsAPartitionOneRecordAtATime() {
+    Dispatcher d = dispatcher(Ordering.PARTITION, Runnable::run);
+    poll(d, 0, "a");
+    poll(d, 1, "b");
+
+    d.dispatch();
+    assertThat(runs).containsExactly("0@1");
+    d.drainCompletions(0);
+    d.dispatch();
+    assertThat(runs).containsExactly("0@1", "1@1");
+  }
+
+  @Test
+  void unorderedRunsEveryRecordAtOnceEvenWithOneKey() {
+    Dispatcher d = dispatcher(Ordering.UNORDERED, Runnable::run);
+    poll(d, 0, "a");
+    poll(d, 1, "a");
+
+    d.dispatch();
+
+    assertThat(runs).containsExactly("0@1", "1@1");
+  }
+
+  @Test
+  void aRetriedRecordRunsAgainOnlyAfterItsDelayAndHoldsItsKeyAndTheCommitPoint() {
+    Duration delay = Duration.ofSeconds(5);
+    script.put(
+        0L,
+        new ArrayDeque<>(
+            List.of(new Disposition.NackRetry(delay, new IllegalStateException("503"), 1))));
+    Dispatcher d = dispatcher(Ordering.KEY, Runnable::run);
+    poll(d, 0, "a");
+    poll(d, 1, "a");
+    poll(d, 2, "b");
+
+    d.dispatch();
+    d.drainCompletions(0);
+    d.dispatch();
+    assertThat(runs).containsExactly("0@1", "2@1");
+    assertThat(committed()).as("offset 0 waits for its retry").isZero();
+    assertThat(d.waitMillis(60_000)).isEqualTo(delay.toMillis());
+
+    time.advance(delay.minusNanos(1));
+    d.dispatch();
+    assertThat(runs).hasSize(2);
+    time.advance(Duration.ofNanos(1));
+    d.dispatch();
+    d.drainCompletions(0);
+    d.dispatch();
+    d.drainCompletions(0);
+
+    assertThat(runs).containsExactly("0@1", "2@1", "0@2", "1@1");
+    assertThat(committed()).isEqualTo(3);
+  }
+
+  @Test
+  void aConfigurationErrorStopsTheConsumerInsteadOfRetrying() {
+    script.put(
+        0L,
+        new ArrayDeque<>(
+            List.of(
+                new Disposition.NackRetry(
+                    Duration.ofSeconds(1),
+                    new IllegalStateException(new SigloConfigurationException("bad password")),
+                    1))));
+    Dispatcher d = dispatcher(Ordering.KEY, Runnable::run);
+    poll(d, 0, "a");
+    d.dispatch();
+
+    assertThatThrownBy(() -> d.drainCompletions(0))
+        .isInstanceOf(SigloConfigurationException.class)
+        .hasMessage("bad password");
+  }
+
+  @Test
+  void aWorkerFailingFatallyStopsTheLoop() {
+    Dispatcher d =
+        new Dispatcher(
+            Ordering.KEY,
+            4,
+            Runnable::run,
+            (w, attempt) -> new Completion(w, null, new OutOfMemoryError("heap")),
+            offsets,
+            time);
+    poll(d, 0, "a");
+    d.dispatch();
+
+    assertThatThrownBy(() -> d.drainCompletions(0))
+        .isInstanceOf(IllegalStateException.class)
+        .hasRootCauseInstanceOf(OutOfMemoryError.class);
+  }
+
+  @Test
+  void recordsOfARevokedPartitionNotStartedYetAreDroppedAndNeverCommitted() {
+    List<Runnable> handedOver = new ArrayList<>();
+    Dispatcher d = dispatcher(Ordering.KEY, handedOver::add);
+    poll(d, 0, "a");
+    poll(d, 1, "b");
+    d.dispatch();
+    poll(d, 2, "a");
+
+    d.revoking(Set.of(TP));
+    handedOver.forEach(Runnable::run);
+    d.drainCompletions(0);
+    d.revoked(Set.of(TP));
+
+    assertThat(runs).as("handed over before the revoke, not started").isEmpty();
+    assertThat(d.inFlight()).isZero();
+    assertThat(d.buffered()).isZero();
+    assertThat(committed()).as("nothing past the first record, which never ran").isZero();
+  }
+}
