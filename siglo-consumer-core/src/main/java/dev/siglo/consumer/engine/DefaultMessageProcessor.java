@@ -193,10 +193,12 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
               fingerprint,
               config.options(),
               classifier,
-              token -> {
-                claims.claimed(message, key, token);
-                return runHandler(message, value, key, token, attempt, handlerNanos);
-              });
+              claims == ClaimListener.NONE
+                  ? token -> runHandler(message, value, key, token, attempt, handlerNanos)
+                  : token -> {
+                    claims.claimed(message, key, token);
+                    return runHandler(message, value, key, token, attempt, handlerNanos);
+                  });
     } catch (IdempotencyKeyReuseException e) {
       return deadLetter(message, key, DeadLetterReason.KEY_REUSE, e, attempt);
     }
