@@ -80,11 +80,7 @@ final class DefaultHandlerContext implements HandlerContext, StepContext {
     if (result instanceof Invocation.DeclinedNow<R> declined) {
       throw declined.cause();
     }
-    Outcome outcome = ((Invocation.Replayed<R>) result).outcome();
-    if (outcome instanceof Outcome.Declined decline) {
-      throw new StepDeclinedException(step.name(), decline);
-    }
-    return codec.decode(((Outcome.Success) outcome).resultJson(), step.resultType());
+    return replay(step.name(), ((Invocation.Replayed<R>) result).outcome(), step.resultType());
   }
 
   @Override
@@ -103,8 +99,11 @@ final class DefaultHandlerContext implements HandlerContext, StepContext {
   }
 
   @Override
-  public <R> R decodeResult(String json, Class<R> type) {
-    return codec.decode(json, type);
+  public <R> R replay(String stepName, Outcome outcome, Class<R> type) {
+    if (outcome instanceof Outcome.Declined decline) {
+      throw new StepDeclinedException(stepName, decline);
+    }
+    return codec.decode(((Outcome.Success) outcome).resultJson(), type);
   }
 
   @Override

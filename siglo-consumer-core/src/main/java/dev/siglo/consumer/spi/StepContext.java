@@ -2,6 +2,7 @@ package dev.siglo.consumer.spi;
 
 import dev.siglo.consumer.HandlerContext;
 import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.store.Outcome;
 import java.util.Objects;
 
 /**
@@ -61,13 +62,16 @@ public interface StepContext {
   String encodeResult(Object value);
 
   /**
-   * Decodes a cached result, as core steps do.
+   * What a step whose key completed before returns, as core steps do: a cached success decoded into
+   * the result type, a cached decline thrown again.
    *
-   * @param json the JSON text of a stored success
+   * @param stepName the step's name, for the error
+   * @param outcome the stored outcome
    * @param type the result type ({@code Void} decodes to {@code null})
    * @param <R> the result type
-   * @return the result
+   * @return the cached result
+   * @throws dev.siglo.consumer.StepDeclinedException when the outcome is a decline
    * @throws dev.siglo.consumer.error.OutcomeEncodingException when it cannot be decoded
    */
-  <R> R decodeResult(String json, Class<R> type);
+  <R> R replay(String stepName, Outcome outcome, Class<R> type);
 }

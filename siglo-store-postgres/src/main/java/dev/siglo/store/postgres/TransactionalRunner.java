@@ -1,7 +1,6 @@
 package dev.siglo.store.postgres;
 
 import dev.siglo.consumer.IdempotencyConfig;
-import dev.siglo.consumer.StepDeclinedException;
 import dev.siglo.consumer.classify.Classification;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.classify.ErrorClassifier;
@@ -55,7 +54,7 @@ final class TransactionalRunner {
         ClaimResult claim = store.claimOne(c, new ClaimRequest(key, null, options.lease()), key);
         if (claim instanceof ClaimResult.Completed completed) {
           c.commit();
-          return replay(stepName, completed.outcome(), steps, resultType);
+          return steps.replay(stepName, completed.outcome(), resultType);
         }
         if (claim instanceof ClaimResult.InProgress) {
           c.rollback();
@@ -103,14 +102,6 @@ final class TransactionalRunner {
     if (store.completeIn(c, key, token, encoded, ttl) != 1) {
       throw token.notHeldOn(key);
     }
-  }
-
-  private static <R> R replay(
-      String stepName, Outcome outcome, StepContext steps, Class<R> resultType) {
-    if (outcome instanceof Outcome.Declined declined) {
-      throw new StepDeclinedException(stepName, declined);
-    }
-    return steps.decodeResult(((Outcome.Success) outcome).resultJson(), resultType);
   }
 
   private static void lockTimeout(Connection c, Duration settle) throws SQLException {
