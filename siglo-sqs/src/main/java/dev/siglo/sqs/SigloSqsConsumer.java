@@ -9,6 +9,7 @@ import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.key.KeyExtractors;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.support.Durations;
+import dev.siglo.consumer.support.Time;
 import dev.siglo.sqs.internal.SqsRuntime;
 import dev.siglo.sqs.internal.SqsRuntimeConfig;
 import java.time.Duration;
@@ -121,7 +122,14 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
             Long.parseLong(attributes.getOrDefault(QueueAttributeName.VISIBILITY_TIMEOUT, "30")));
     SqsRuntimeConfig settings = config.forQueue(fifo, visibility);
     runtime =
-        new SqsRuntime(sqs, settings, queueName(config.queueUrl()), processor, store, termination);
+        new SqsRuntime(
+            sqs,
+            settings,
+            queueName(config.queueUrl()),
+            processor,
+            store,
+            termination,
+            Time.SYSTEM);
     runtime.start();
     return termination;
   }

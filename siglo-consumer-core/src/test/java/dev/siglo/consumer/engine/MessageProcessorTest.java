@@ -35,6 +35,7 @@ import dev.siglo.consumer.store.InMemoryIdempotencyStore;
 import dev.siglo.consumer.store.JsonOutcomeCodec;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.store.OutcomeCodec;
+import dev.siglo.consumer.support.ManualTime;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -266,17 +267,12 @@ class MessageProcessorTest {
     MessageProcessor p =
         processor(
             (payload, ctx) -> {
-              if (calls.incrementAndGet() < 3) {
+              if (calls.incrementAndGet() < RetryConfig.DEFAULT_MAX_ATTEMPTS) {
                 throw new java.io.IOException("connection reset");
               }
               return ctx.attempt();
             },
-            b ->
-                b.retry(
-                    RetryConfig.custom()
-                        .maxAttempts(3)
-                        .backoff(Duration.ofMillis(1), Duration.ofMillis(2))
-                        .build()));
+            b -> b.retry(RetryConfig.defaults()).time(new ManualTime()));
 
     Disposition d = p.process(Messages.keyed("order-retried", "{}"));
 
@@ -300,28 +296,26 @@ class MessageProcessorTest {
               calls.incrementAndGet();
               throw new java.util.concurrent.TimeoutException("gateway 503");
             },
-            b ->
-                b.retry(
-                    RetryConfig.custom()
-                        .maxAttempts(2)
-                        .backoff(Duration.ofMillis(1), Duration.ofMillis(1))
-                        .maxDeliveries(3)
-                        .build()));
+            b -> b.retry(RetryConfig.defaults()).time(new ManualTime()));
     Message m = Messages.keyed("order-doomed", "{}");
+    List<Disposition> deliveries = new ArrayList<>();
 
-    Disposition d1 = p.process(m);
-    Disposition d2 = p.process(Messages.redelivery(m));
-    Disposition d3 = p.process(Messages.redelivery(Messages.redelivery(m)));
+    for (int delivery = 1; delivery <= RetryConfig.DEFAULT_MAX_DELIVERIES; delivery++) {
+      deliveries.add(p.process(m));
+      m = Messages.redelivery(m);
+    }
 
-    assertThat(d1).isInstanceOf(Disposition.NackRetry.class);
-    assertThat(d2).isInstanceOf(Disposition.NackRetry.class);
-    assertThat(((Disposition.NackRetry) d2).delay()).isGreaterThanOrEqualTo(Duration.ofMillis(500));
-    assertThat(d3).isInstanceOf(Disposition.DeadLetter.class);
-    Disposition.DeadLetter dl = (Disposition.DeadLetter) d3;
+    Disposition last = deliveries.remove(deliveries.size() - 1);
+    assertThat(deliveries).allMatch(d -> d instanceof Disposition.NackRetry);
+    assertThat(((Disposition.NackRetry) deliveries.get(1)).delay())
+        .isGreaterThanOrEqualTo(Duration.ofMillis(500));
+    assertThat(last).isInstanceOf(Disposition.DeadLetter.class);
+    Disposition.DeadLetter dl = (Disposition.DeadLetter) last;
     assertThat(dl.reason()).isEqualTo(DeadLetterReason.RETRIES_EXHAUSTED);
     assertThat(dl.errorClass()).isEqualTo(ErrorClass.TRANSIENT);
-    assertThat(dl.attempts()).isEqualTo(2);
-    assertThat(calls).hasValue(6);
+    assertThat(dl.attempts()).isEqualTo(RetryConfig.DEFAULT_MAX_ATTEMPTS);
+    assertThat(calls)
+        .hasValue(RetryConfig.DEFAULT_MAX_ATTEMPTS * RetryConfig.DEFAULT_MAX_DELIVERIES);
     assertThat(store.getResult(keyOf("order-doomed"))).as("no decline cached").isEmpty();
     assertThat(store.claim(new ClaimRequest(keyOf("order-doomed"), null, Duration.ofSeconds(1))))
         .as("replaying it from the DLQ executes it")
@@ -459,12 +453,7 @@ class MessageProcessorTest {
     MessageProcessor p =
         processor(
             (payload, ctx) -> ctx.reduce(sum, List.of(1, 2, 3, 4, 5), 0),
-            b ->
-                b.retry(
-                    RetryConfig.custom()
-                        .maxAttempts(2)
-                        .backoff(Duration.ofMillis(1), Duration.ofMillis(1))
-                        .build()));
+            b -> b.retry(RetryConfig.defaults()).time(new ManualTime()));
 
     Disposition d = p.process(Messages.keyed("order-reduce", "{}"));
 
@@ -535,7 +524,7 @@ class MessageProcessorTest {
     MessageProcessor p =
         processor(
             blockingCharge(firstRunning, finishFirst),
-            b -> b.options(settling(Duration.ofMillis(100), Duration.ofMillis(10))));
+            b -> b.time(new ManualTime())); // the default settle timeout passes at once
     Message m = Messages.keyed("order-conflict", "{}");
 
     Future<Disposition> first = pool.submit(() -> p.process(m));

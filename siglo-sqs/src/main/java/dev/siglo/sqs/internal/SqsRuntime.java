@@ -43,6 +43,9 @@ public final class SqsRuntime {
   private final Semaphore permits;
   private final ExecutorService workers;
   private final QueueActions actions;
+  private static final Duration RECEIVE_RETRY_PAUSE = Duration.ofSeconds(1);
+
+  private final Time time;
   private final Heartbeat heartbeat;
   private final Map<String, ArrayDeque<Message>> groups = new HashMap<>();
   private final List<Thread> pollers = new ArrayList<>();
@@ -55,6 +58,7 @@ public final class SqsRuntime {
    * @param processor the engine
    * @param store the store, for lease renewals
    * @param termination completed when the runtime stops
+   * @param time the time the heartbeat and the pause after a failed receive run on
    */
   public SqsRuntime(
       SqsClient sqs,
@@ -62,8 +66,10 @@ public final class SqsRuntime {
       String queueName,
       MessageProcessor processor,
       IdempotencyStore store,
-      CompletableFuture<Void> termination) {
+      CompletableFuture<Void> termination,
+      Time time) {
     this.sqs = sqs;
+    this.time = time;
     this.settings = settings;
     this.queueName = queueName;
     this.processor = processor;
@@ -73,7 +79,7 @@ public final class SqsRuntime {
         Executors.newFixedThreadPool(
             settings.concurrency(), NamedThreads.daemon("siglo-sqs-worker-" + queueName, true));
     this.actions = new QueueActions(sqs, settings);
-    this.heartbeat = new Heartbeat(actions::changeVisibility, store, settings, Time.SYSTEM);
+    this.heartbeat = new Heartbeat(actions::changeVisibility, store, settings, time);
     if (settings.metrics() != null) {
       settings
           .metrics()
@@ -144,11 +150,15 @@ public final class SqsRuntime {
     }
   }
 
-  /** Logs a failed receive and waits a second, so an unreachable endpoint is not hammered. */
+  /** Logs a failed receive and waits, so an unreachable endpoint is not hammered. */
   private void receiveFailed(RuntimeException e) {
-    log.warn("receiving from {} failed: {}; retrying in 1 s", queueName, e.toString());
+    log.warn(
+        "receiving from {} failed: {}; retrying in {}",
+        queueName,
+        e.toString(),
+        RECEIVE_RETRY_PAUSE);
     try {
-      TimeUnit.SECONDS.sleep(1);
+      time.sleep(RECEIVE_RETRY_PAUSE);
     } catch (InterruptedException interrupted) {
       Thread.currentThread().interrupt();
     }
