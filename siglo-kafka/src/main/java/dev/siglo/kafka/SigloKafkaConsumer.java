@@ -285,7 +285,8 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
     }
 
     /**
-     * @param maxBuffered records held (queued and running) before fetching pauses, at least 1
+     * @param maxBuffered records held (queued and running) before fetching pauses; at least 1, and
+     *     at least the concurrency ({@link #build()} rejects less)
      * @return this builder
      */
     public Builder<T> maxBuffered(int maxBuffered) {

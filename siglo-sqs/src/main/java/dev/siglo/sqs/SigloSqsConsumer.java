@@ -241,7 +241,8 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
     /**
      * @param pollers receiving threads, at least 1
      * @param concurrency worker threads, at least 1
-     * @param maxInFlight messages held at most (received and not yet finished), at least 1
+     * @param maxInFlight messages held at most (received and not yet finished), at least {@code
+     *     concurrency}
      * @return this builder
      */
     public Builder<T> threads(int pollers, int concurrency, int maxInFlight) {
