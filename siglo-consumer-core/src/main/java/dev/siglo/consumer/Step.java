@@ -193,7 +193,7 @@ public final class Step<I, R> {
   /**
    * @return the options, or {@code null} when not idempotent
    */
-  public IdempotencyConfig options() {
+  public IdempotencyConfig idempotency() {
     return options;
   }
 

@@ -240,7 +240,7 @@ class SigloSqsConsumerIT {
                   return null;
                 })
             .store(store)
-            .options(
+            .idempotency(
                 dev.siglo.consumer.IdempotencyConfig.custom().lease(Duration.ofSeconds(3)).build())
             .heartbeat(Duration.ofSeconds(2), 0.5)
             .listener(

@@ -122,8 +122,8 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
    * @param options ttl, lease, settle timeout and poll interval of message claims
    * @return this builder
    */
-  public B options(IdempotencyConfig options) {
-    engine.options(options);
+  public B idempotency(IdempotencyConfig options) {
+    engine.idempotency(options);
     this.lease = options.lease();
     return self();
   }

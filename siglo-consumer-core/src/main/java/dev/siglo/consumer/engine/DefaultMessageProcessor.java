@@ -145,7 +145,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
         return body.run(attempt);
       } catch (Exception e) {
         if (e instanceof IdempotencyConflictException && events.enabled()) {
-          events.emit(new SigloEvent.Conflict(message, key, config.options().settleTimeout()));
+          events.emit(new SigloEvent.Conflict(message, key, config.idempotency().settleTimeout()));
         }
         if (classifier.classify(e) == ErrorClass.PERMANENT) {
           // the invoker turns permanent failures of the handler into cached declines; what arrives
@@ -191,7 +191,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
           invoker.invoke(
               key,
               fingerprint,
-              config.options(),
+              config.idempotency(),
               classifier,
               claims == ClaimListener.NONE
                   ? token -> runHandler(message, value, key, token, attempt, handlerNanos)

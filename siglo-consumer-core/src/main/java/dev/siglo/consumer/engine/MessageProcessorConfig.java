@@ -33,7 +33,7 @@ import java.util.Objects;
  * @param <T> the decoded payload type
  */
 public final class MessageProcessorConfig<T> {
-  /** The header (or attribute) read for the idempotency key by default. */
+  /** Results to JSON by default: a shared mapper with the Jackson modules on the class path. */
   private static final ObjectMapper DEFAULT_RESULT_MAPPER =
       new ObjectMapper().findAndRegisterModules();
 
@@ -144,7 +144,7 @@ public final class MessageProcessorConfig<T> {
   /**
    * @return the message-level idempotency options
    */
-  public IdempotencyConfig options() {
+  public IdempotencyConfig idempotency() {
     return options;
   }
 
@@ -281,7 +281,7 @@ public final class MessageProcessorConfig<T> {
      * @param options ttl, lease, settle timeout and poll interval of message claims
      * @return this builder
      */
-    public Builder<T> options(IdempotencyConfig options) {
+    public Builder<T> idempotency(IdempotencyConfig options) {
       this.options = Objects.requireNonNull(options, "options");
       return this;
     }

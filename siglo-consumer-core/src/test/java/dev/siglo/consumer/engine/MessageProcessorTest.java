@@ -152,7 +152,9 @@ class MessageProcessorTest {
               Thread.sleep(2); // simulated gateway latency keeps the copies overlapping
               return receipt;
             },
-            b -> b.options(IdempotencyConfig.custom().pollInterval(Duration.ofMillis(1)).build()));
+            b ->
+                b.idempotency(
+                    IdempotencyConfig.custom().pollInterval(Duration.ofMillis(1)).build()));
     ExecutorService workers = Executors.newFixedThreadPool(threads);
     Map<String, List<Disposition>> byKey = new ConcurrentHashMap<>();
     try {
@@ -497,7 +499,7 @@ class MessageProcessorTest {
     MessageProcessor p =
         processor(
             blockingCharge(firstRunning, finishFirst),
-            b -> b.options(settling(Duration.ofSeconds(30), Duration.ofMillis(5))));
+            b -> b.idempotency(settling(Duration.ofSeconds(30), Duration.ofMillis(5))));
     Message m = Messages.keyed("order-settle", "{}");
     String key = keyOf("order-settle");
 

@@ -109,7 +109,7 @@ final class Payments {
                 PayloadDecoder.utf8(),
                 (String orderId, dev.siglo.consumer.HandlerContext ctx) -> ctx.run(step, orderId))
             .store(store)
-            .options(
+            .idempotency(
                 IdempotencyConfig.custom()
                     .lease(Duration.ofSeconds(2))
                     .settleTimeout(Duration.ofSeconds(20))
