@@ -154,8 +154,14 @@ public final class PollLoop implements Runnable {
     }
   }
 
+  /**
+   * Runs until stopped or failed. The termination future completes only after the consumer is
+   * closed, the workers are shut down and the dead-letter producer is released, so a caller that
+   * waited for it may start a new consumer in the same group at once.
+   */
   @Override
   public void run() {
+    Throwable failure = null;
     try (Consumer<byte[], byte[]> c = consumers.get()) {
       consumer = c;
       if (settings.metrics() != null) {
@@ -168,19 +174,23 @@ public final class PollLoop implements Runnable {
         loopOnce(c);
       }
       shutdown(c);
-      termination.complete(null);
     } catch (WakeupException e) {
-      if (!stopRequested) {
-        termination.completeExceptionally(e);
-      }
-      termination.complete(null);
+      failure = stopRequested ? null : e;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt(); // interrupted while waiting for the topics to appear
+      failure = stopRequested ? null : e;
     } catch (Throwable t) {
       log.error(
           "Siglo Kafka consumer of group '{}' stopped: {}", settings.groupId(), t.toString(), t);
-      termination.completeExceptionally(t);
+      failure = t;
     } finally {
       workers.shutdownNow();
       closeQuietly(resources);
+    }
+    if (failure == null) {
+      termination.complete(null);
+    } else {
+      termination.completeExceptionally(failure);
     }
   }
 

@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -50,6 +51,7 @@ public final class SqsRuntime {
   private final Map<String, ArrayDeque<Message>> groups = new HashMap<>();
   private final List<Thread> pollers = new ArrayList<>();
   private volatile boolean stopping;
+  private final AtomicReference<Throwable> failure = new AtomicReference<>();
 
   /**
    * @param sqs the client (owned by the caller)
@@ -279,9 +281,13 @@ public final class SqsRuntime {
     }
   }
 
+  /**
+   * Stops the runtime on a fatal error; the termination future fails with it once the runtime has
+   * stopped (pollers joined, workers ended, pending deletes flushed).
+   */
   private void fail(Throwable t) {
     log.error("Siglo SQS consumer of {} stopped: {}", queueName, t.toString());
-    termination.completeExceptionally(t);
+    failure.compareAndSet(null, t);
     Thread stopper = new Thread(() -> stop(Duration.ofSeconds(10)), "siglo-sqs-stop");
     stopper.setDaemon(true);
     stopper.start();
@@ -316,6 +322,11 @@ public final class SqsRuntime {
     }
     heartbeat.close();
     actions.close();
-    termination.complete(null);
+    Throwable fatal = failure.get();
+    if (fatal == null) {
+      termination.complete(null);
+    } else {
+      termination.completeExceptionally(fatal);
+    }
   }
 }
