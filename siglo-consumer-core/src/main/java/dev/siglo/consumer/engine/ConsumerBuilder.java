@@ -1,11 +1,14 @@
 package dev.siglo.consumer.engine;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
+import dev.siglo.consumer.MessageHook;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.event.SigloEventListener;
+import dev.siglo.consumer.key.FingerprintFunction;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.key.MissingKeyPolicy;
@@ -138,6 +141,36 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
   }
 
   /**
+   * @param hook a message-level {@code onAfter} hook: runs after the handler returned, before the
+   *     outcome is recorded, so a failing hook fails the message like a failing handler; hooks run
+   *     in the order added
+   * @return this builder
+   */
+  public B onAfter(MessageHook hook) {
+    engine.onAfter(hook);
+    return self();
+  }
+
+  /**
+   * @param fingerprint what a redelivery's payload must match to reuse a key (see {@link
+   *     dev.siglo.consumer.key.Fingerprints})
+   * @return this builder
+   */
+  public B fingerprint(FingerprintFunction fingerprint) {
+    engine.fingerprint(fingerprint);
+    return self();
+  }
+
+  /**
+   * @param resultMapper the Jackson mapper that turns handler and step results into stored JSON
+   * @return this builder
+   */
+  public B resultMapper(ObjectMapper resultMapper) {
+    engine.resultMapper(resultMapper);
+    return self();
+  }
+
+  /**
    * The store the runtime uses: the configured one (or a new in-memory one), its concurrent claims
    * and completions coalesced into batches when it {@linkplain IdempotencyStore#prefersBatches
    * prefers batches}, timed when metrics are on. Decided once; later calls return the same store.
@@ -160,7 +193,7 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
   }
 
   /**
-   * @param name the processor's name, for logs and retry metrics
+   * @param name the processor's name
    * @return a processor on {@link #effectiveStore()}
    */
   protected final MessageProcessor processor(String name) {
