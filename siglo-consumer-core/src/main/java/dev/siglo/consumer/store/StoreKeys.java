@@ -11,6 +11,8 @@ public final class StoreKeys {
   /** The longest key a store accepts, in characters. */
   public static final int MAX_LENGTH = 1024;
 
+  private static final char REPLACEMENT_CHARACTER = '\uFFFD';
+
   private StoreKeys() {}
 
   /**
@@ -41,7 +43,10 @@ public final class StoreKeys {
   }
 
   /**
-   * Rejects control, format, separator, private-use and unpaired surrogate characters.
+   * Rejects control, format, separator, private-use and unpaired surrogate characters, and U+FFFD:
+   * the replacement character is what bytes that are not UTF-8 decode to, so two different raw keys
+   * (a Kafka record key or header, say) would share one store key and one would be suppressed as a
+   * duplicate of the other.
    *
    * @param s the text to check
    * @param what what the text is, for the error message
@@ -52,6 +57,12 @@ public final class StoreKeys {
       char c = s.charAt(i);
       if (c >= 0x20 && c < 0x7F) {
         continue; // printable ASCII, the usual key: none of the classes below
+      }
+      if (c == REPLACEMENT_CHARACTER) {
+        throw new InvalidIdempotencyKeyException(
+            String.format(
+                "%s contains U+FFFD at index %d: bytes that are not UTF-8 cannot be told apart",
+                what, i));
       }
       int type = Character.getType(c);
       boolean bad =
