@@ -9,6 +9,7 @@ import dev.siglo.consumer.error.IdempotencyLeaseLostException;
 import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
 import dev.siglo.consumer.error.OutcomeEncodingException;
 import dev.siglo.consumer.error.OutcomeTooLargeException;
+import dev.siglo.consumer.error.UnreadableOutcomeException;
 import dev.siglo.consumer.spi.Declines;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
@@ -116,7 +117,8 @@ final class IdempotentInvoker {
       Exception failure)
       throws Exception {
     Classification c = classifier.classifyDetailed(failure);
-    if (c.errorClass() != ErrorClass.PERMANENT) {
+    if (c.errorClass() != ErrorClass.PERMANENT || UnreadableOutcomeException.isIn(failure)) {
+      // transient, or Siglo could not read its own record: never a cached decline
       release(key, token);
       throw failure;
     }

@@ -3,6 +3,7 @@ package dev.siglo.consumer.engine;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.siglo.consumer.error.OutcomeEncodingException;
+import dev.siglo.consumer.error.UnreadableOutcomeException;
 import java.util.Objects;
 
 /**
@@ -56,7 +57,7 @@ final class ResultJson {
     try {
       return mapper.readValue(json, type);
     } catch (JsonProcessingException | RuntimeException e) {
-      throw new OutcomeEncodingException(
+      throw new UnreadableOutcomeException(
           "cached result cannot be decoded into " + type.getName() + ": " + e.getMessage(), e);
     }
   }

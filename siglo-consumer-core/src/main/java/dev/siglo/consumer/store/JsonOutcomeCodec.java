@@ -6,6 +6,7 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 import dev.siglo.consumer.error.OutcomeEncodingException;
 import dev.siglo.consumer.error.OutcomeTooLargeException;
+import dev.siglo.consumer.error.UnreadableOutcomeException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.util.LinkedHashMap;
@@ -89,7 +90,7 @@ public final class JsonOutcomeCodec implements OutcomeCodec {
   @Override
   public Outcome decode(byte[] bytes) {
     if (bytes == null) {
-      throw new OutcomeEncodingException("stored outcome is null");
+      throw new UnreadableOutcomeException("stored outcome is null");
     }
     String kind = null;
     String result = null;
@@ -118,7 +119,8 @@ public final class JsonOutcomeCodec implements OutcomeCodec {
         }
       }
     } catch (IOException e) {
-      throw new OutcomeEncodingException("stored outcome is not valid JSON: " + e.getMessage(), e);
+      throw new UnreadableOutcomeException(
+          "stored outcome is not valid JSON: " + e.getMessage(), e);
     }
     if ("success".equals(kind) && result != null) {
       return new Outcome.Success(result);
@@ -126,7 +128,7 @@ public final class JsonOutcomeCodec implements OutcomeCodec {
     if ("declined".equals(kind) && errorType != null) {
       return new Outcome.Declined(errorType, message, attributes);
     }
-    throw new OutcomeEncodingException("stored outcome has no valid kind: " + kind);
+    throw new UnreadableOutcomeException("stored outcome has no valid kind: " + kind);
   }
 
   private static void expect(JsonToken actual, JsonToken expected) throws IOException {

@@ -20,7 +20,9 @@ public interface OutcomeCodec {
   /**
    * @param bytes an encoding produced by {@link #encode}
    * @return the outcome
-   * @throws OutcomeEncodingException when the bytes are not a valid encoding
+   * @throws dev.siglo.consumer.error.UnreadableOutcomeException when the bytes are not a valid
+   *     encoding (the engine then dead-letters the message as unprocessable, never caching a
+   *     decline)
    */
   Outcome decode(byte[] bytes);
 }

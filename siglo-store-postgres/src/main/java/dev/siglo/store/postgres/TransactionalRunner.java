@@ -5,6 +5,7 @@ import dev.siglo.consumer.classify.Classification;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.error.IdempotencyConflictException;
+import dev.siglo.consumer.error.UnreadableOutcomeException;
 import dev.siglo.consumer.spi.Declines;
 import dev.siglo.consumer.spi.StepContext;
 import dev.siglo.consumer.store.ClaimRequest;
@@ -68,7 +69,7 @@ final class TransactionalRunner {
           value = body.apply(c, input);
         } catch (Exception e) {
           Classification k = classifier.classifyDetailed(e);
-          if (k.errorClass() == ErrorClass.PERMANENT) {
+          if (k.errorClass() == ErrorClass.PERMANENT && !UnreadableOutcomeException.isIn(e)) {
             c.rollback(beforeBody);
             record(c, key, token, Declines.of(k), options.ttl());
             c.commit();
