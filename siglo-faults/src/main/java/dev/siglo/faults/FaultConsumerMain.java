@@ -9,6 +9,7 @@ import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.event.SigloEvent;
 import dev.siglo.consumer.event.SigloEventListener;
+import dev.siglo.consumer.key.Fingerprints;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.kafka.SigloKafkaConsumer;
 import dev.siglo.sqs.SigloSqsConsumer;
@@ -148,6 +149,7 @@ public final class FaultConsumerMain {
               .groupId(a.get("group"))
               .topics(a.get("topic"))
               .store(store)
+              .fingerprint(Fingerprints.payloadSha256())
               .idempotency(options)
               .retry(retry)
               .concurrency(concurrency)
@@ -170,6 +172,7 @@ public final class FaultConsumerMain {
               .client(sqs)
               .queueUrl(a.get("queueUrl"))
               .store(store)
+              .fingerprint(Fingerprints.payloadSha256())
               .idempotency(options)
               .retry(retry)
               .threads(2, concurrency, concurrency * 4)

@@ -26,9 +26,9 @@ import java.util.Objects;
  * #builder(PayloadDecoder, MessageHandler)}; every setter validates its argument.
  *
  * <p>Defaults: a new {@link InMemoryIdempotencyStore}; keys {@code ff:idemp:_:_:<key>}; key from
- * header {@value #DEFAULT_KEY_HEADER}, else the record key; the SHA-256 payload fingerprint;
- * missing keys rejected; {@link IdempotencyConfig#defaults()}; {@link ErrorClassifier#defaults()};
- * {@link RetryConfig#defaults()}; JSON results.
+ * header {@value #DEFAULT_KEY_HEADER}, else the record key; no payload fingerprint (opt in with
+ * {@link Builder#fingerprint}); missing keys rejected; {@link IdempotencyConfig#defaults()}; {@link
+ * ErrorClassifier#defaults()}; {@link RetryConfig#defaults()}; JSON results.
  *
  * @param <T> the decoded payload type
  */
@@ -204,7 +204,7 @@ public final class MessageProcessorConfig<T> {
     private IdempotencyKeyExtractor<? super T> keyExtractor =
         KeyExtractors.firstPresent(
             KeyExtractors.header(DEFAULT_KEY_HEADER), KeyExtractors.recordKey());
-    private FingerprintFunction fingerprint = Fingerprints.payloadSha256();
+    private FingerprintFunction fingerprint = Fingerprints.none();
     private MissingKeyPolicy missingKeyPolicy = MissingKeyPolicy.REJECT;
     private IdempotencyConfig options = IdempotencyConfig.defaults();
     private ErrorClassifier classifier = ErrorClassifier.defaults();
@@ -260,7 +260,11 @@ public final class MessageProcessorConfig<T> {
     }
 
     /**
-     * @param fingerprint the payload fingerprint ({@link Fingerprints#none()} to disable)
+     * @param fingerprint what a later message with the same key must match, else it is
+     *     dead-lettered as a key reuse (default {@link Fingerprints#none()}: no check). Prefer
+     *     {@link Fingerprints#jsonFields} over the fields that define the request: producers often
+     *     stamp a send time or a copy counter, and {@link Fingerprints#payloadSha256()} would then
+     *     dead-letter honest redeliveries
      * @return this builder
      */
     public Builder<T> fingerprint(FingerprintFunction fingerprint) {

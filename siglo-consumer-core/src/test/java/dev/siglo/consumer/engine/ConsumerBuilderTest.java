@@ -73,7 +73,10 @@ class ConsumerBuilderTest {
 
   @Test
   void theFingerprintFunctionDecidesWhatARedeliveryMustMatch() {
-    MessageProcessor wholePayload = new RuntimeBuilder((payload, ctx) -> "ok").build();
+    MessageProcessor wholePayload =
+        new RuntimeBuilder((payload, ctx) -> "ok")
+            .fingerprint(Fingerprints.payloadSha256())
+            .build();
     MessageProcessor byOrderId =
         new RuntimeBuilder((payload, ctx) -> "ok")
             .fingerprint(Fingerprints.jsonFields("/orderId"))

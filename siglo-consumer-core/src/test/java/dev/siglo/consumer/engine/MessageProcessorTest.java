@@ -625,8 +625,22 @@ class MessageProcessorTest {
   }
 
   @Test
-  void keyReusedWithADifferentPayloadIsDeadLetteredAndTheOriginalOutcomeKept() {
+  void byDefaultARedeliveryWhosePayloadDiffersInASendTimestampIsADuplicateNotAKeyReuse() {
     MessageProcessor p = processor(this::charge);
+    p.process(Messages.keyed("order-stamped", "{\"amount\":100,\"sentAt\":1}"));
+
+    Disposition again = p.process(Messages.keyed("order-stamped", "{\"amount\":100,\"sentAt\":2}"));
+
+    assertThat(again)
+        .isInstanceOfSatisfying(
+            Disposition.Ack.class,
+            ack -> assertThat(ack.reason()).isEqualTo(Disposition.AckReason.DUPLICATE));
+    assertThat(effects("order-stamped")).isEqualTo(1);
+  }
+
+  @Test
+  void keyReusedWithADifferentPayloadIsDeadLetteredAndTheOriginalOutcomeKept() {
+    MessageProcessor p = processor(this::charge, b -> b.fingerprint(Fingerprints.payloadSha256()));
     Disposition original = p.process(Messages.keyed("order-reuse", "{\"amount\":100}"));
 
     Disposition reuse = p.process(Messages.keyed("order-reuse", "{\"amount\":999}"));
