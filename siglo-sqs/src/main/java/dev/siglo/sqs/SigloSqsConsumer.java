@@ -125,7 +125,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
         new SqsRuntime(
             sqs,
             settings,
-            queueName(config.queueUrl()),
+            queueNameOf(config.queueUrl()),
             processor,
             store,
             termination,
@@ -134,7 +134,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
     return termination;
   }
 
-  private static String queueName(String url) {
+  private static String queueNameOf(String url) {
     return url.substring(url.lastIndexOf('/') + 1);
   }
 
@@ -349,7 +349,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
               deadLetterDeclines,
               metricsOrNull());
       return new SigloSqsConsumer<>(
-          client, config, processor("sqs-" + queueName(url)), effectiveStore());
+          client, config, processor("sqs-" + queueNameOf(url)), effectiveStore());
     }
   }
 }

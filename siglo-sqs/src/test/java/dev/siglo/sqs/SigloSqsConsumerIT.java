@@ -272,6 +272,54 @@ class SigloSqsConsumerIT {
   }
 
   @Test
+  void twoConsumersBuiltFromOneBuilderEachRenewTheClaimsOfTheirOwnMessages() throws Exception {
+    Map<QueueAttributeName, String> visibility2s =
+        Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, "2");
+    String first = sqs.queue(unique("first"), visibility2s);
+    String second = sqs.queue(unique("second"), visibility2s);
+    InMemoryIdempotencyStore store = InMemoryIdempotencyStore.of();
+    java.util.concurrent.CountDownLatch running = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicLong startedAt = new java.util.concurrent.atomic.AtomicLong();
+    SigloSqsConsumer.Builder<String> builder =
+        consumer(
+                first,
+                (body, ctx) -> {
+                  startedAt.set(System.nanoTime());
+                  running.countDown();
+                  finish.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                  return null;
+                })
+            .store(store)
+            .idempotency(
+                dev.siglo.consumer.IdempotencyConfig.custom().lease(Duration.ofSeconds(3)).build())
+            .heartbeat(Duration.ofSeconds(2), 0.5);
+    try (SigloSqsConsumer<String> c1 = builder.build();
+        SigloSqsConsumer<String> c2 = builder.queueUrl(second).build()) {
+      c1.start();
+      c2.start(); // started last: a claim sink shared through the builder pointed here
+      sqs.send(first, "long-job-1", "work");
+      assertThat(running.await(30, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> System.nanoTime() - startedAt.get() > 4_500_000_000L);
+
+      assertThat(
+              store
+                  .claim(
+                      new dev.siglo.consumer.store.ClaimRequest(
+                          dev.siglo.consumer.key.IdempotencyKeys.defaults().key("long-job-1"),
+                          null,
+                          Duration.ofSeconds(3)))
+                  .status())
+          .as("the first consumer renewed its own message's 3 s lease")
+          .isEqualTo(dev.siglo.consumer.store.ClaimStatus.IN_PROGRESS);
+      finish.countDown();
+      awaitEmpty(first);
+    }
+  }
+
+  @Test
   void fifoGroupsKeepTheirOrderRunInParallelAndAFailingMessageHoldsOnlyItsGroup() {
     String url =
         sqs.queue(
