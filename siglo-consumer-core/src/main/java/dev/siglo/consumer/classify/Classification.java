@@ -12,6 +12,9 @@ import java.util.Objects;
  * @param rule a description of the rule that matched, or {@code default}
  */
 public record Classification(ErrorClass errorClass, Throwable decisive, String rule) {
+  /** The {@link #rule()} of a classification no rule matched. */
+  public static final String DEFAULT_RULE = "default";
+
   /**
    * Validates the components.
    *
@@ -23,5 +26,12 @@ public record Classification(ErrorClass errorClass, Throwable decisive, String r
     Objects.requireNonNull(errorClass, "errorClass");
     Objects.requireNonNull(decisive, "decisive");
     Objects.requireNonNull(rule, "rule");
+  }
+
+  /**
+   * @return whether no rule matched and the classifier's default class decided
+   */
+  public boolean byDefault() {
+    return DEFAULT_RULE.equals(rule);
   }
 }

@@ -132,7 +132,7 @@ public final class ErrorClassifier {
         }
       }
     }
-    return new Classification(defaultClass, failure, "default");
+    return new Classification(defaultClass, failure, Classification.DEFAULT_RULE);
   }
 
   /**

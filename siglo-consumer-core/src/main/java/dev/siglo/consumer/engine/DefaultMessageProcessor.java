@@ -1,9 +1,11 @@
 package dev.siglo.consumer.engine;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.siglo.consumer.DeadLetterReason;
 import dev.siglo.consumer.Message;
 import dev.siglo.consumer.MessageHook;
 import dev.siglo.consumer.RetryConfig;
+import dev.siglo.consumer.classify.Classification;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.error.IdempotencyConflictException;
@@ -17,6 +19,7 @@ import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.support.Time;
 import io.github.resilience4j.core.IntervalFunction;
+import java.nio.charset.CharacterCodingException;
 import java.time.Duration;
 import java.util.Optional;
 import org.slf4j.Logger;
@@ -69,13 +72,54 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     try {
       value = config.decoder().decode(message);
     } catch (Exception e) {
-      return deadLetter(
+      if (!isTransientDecodeFailure(e)) {
+        return poison(message, e);
+      }
+      // the decoder's dependency failed (a schema registry, say): retried like a handler failure
+      return withRetries(
           message,
           null,
-          DeadLetterReason.POISON_PAYLOAD,
-          new PayloadDecodingException("payload of " + message + " could not be decoded: " + e, e),
-          0);
+          attempt -> {
+            if (attempt == 1) {
+              throw e;
+            }
+            T decoded;
+            try {
+              decoded = config.decoder().decode(message);
+            } catch (Exception again) {
+              if (isTransientDecodeFailure(again)) {
+                throw again;
+              }
+              return poison(message, again);
+            }
+            return processDecoded(message, decoded, claims);
+          });
     }
+    return processDecoded(message, value, claims);
+  }
+
+  /**
+   * A decoder failure is retried only when a classification rule says it is transient and it is not
+   * a parse error: malformed bytes stay poison however the classifier's default is set.
+   */
+  private boolean isTransientDecodeFailure(Exception e) {
+    Classification c = classifier.classifyDetailed(e);
+    return c.errorClass() == ErrorClass.TRANSIENT
+        && !c.byDefault()
+        && !(c.decisive() instanceof JsonProcessingException)
+        && !(c.decisive() instanceof CharacterCodingException);
+  }
+
+  private Disposition poison(Message message, Exception e) {
+    return deadLetter(
+        message,
+        null,
+        DeadLetterReason.POISON_PAYLOAD,
+        new PayloadDecodingException("payload of " + message + " could not be decoded: " + e, e),
+        0);
+  }
+
+  private Disposition processDecoded(Message message, T value, ClaimListener claims) {
     String rawKey;
     try {
       rawKey = config.keyExtractor().extract(message, value).filter(k -> !k.isBlank()).orElse(null);
