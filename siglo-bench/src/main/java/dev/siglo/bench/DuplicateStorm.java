@@ -126,7 +126,7 @@ final class DuplicateStorm extends Scenario {
   }
 
   private static String produce(KafkaBroker kafka, String topic, int keys) {
-    kafka.createTopics(PARTITIONS, topic);
+    kafka.createTopics(PARTITIONS, topic, topic + "-dlt");
     List<int[]> order = new ArrayList<>(keys * COPIES);
     for (int k = 0; k < keys; k++) {
       order.add(new int[] {k, 0});

@@ -97,7 +97,7 @@ final class KafkaThroughput extends Scenario {
   }
 
   private static void produce(KafkaBroker kafka, String topic, int n) {
-    kafka.createTopics(PARTITIONS, topic);
+    kafka.createTopics(PARTITIONS, topic, topic + "-dlt");
     KafkaData.produce(
         kafka.bootstrapServers(),
         n,

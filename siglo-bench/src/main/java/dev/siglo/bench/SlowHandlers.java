@@ -82,7 +82,7 @@ final class SlowHandlers extends Scenario {
   }
 
   private static String produce(KafkaBroker kafka, String topic, int n, int keys) {
-    kafka.createTopics(1, topic);
+    kafka.createTopics(1, topic, topic + "-dlt");
     KafkaData.produce(
         kafka.bootstrapServers(),
         n,

@@ -194,6 +194,7 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
     private Duration topicCheckTimeout = DEFAULT_TOPIC_CHECK_TIMEOUT;
     private Function<String, String> deadLetterTopic = topic -> topic + DEFAULT_DEAD_LETTER_SUFFIX;
     private boolean deadLetterDeclines;
+    private boolean createDeadLetterTopics;
     private boolean shutdownHook;
 
     private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
@@ -343,7 +344,19 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
     }
 
     /**
-     * @param install close the consumer from a JVM shutdown hook
+     * @param create whether dead-letter topics that do not exist are created at start (with the
+     *     broker's default partitions and replication); by default a missing one stops the consumer
+     *     at start with a configuration error naming it, instead of stalling at the first dead
+     *     letter
+     * @return this builder
+     */
+    public Builder<T> createDeadLetterTopics(boolean create) {
+      this.createDeadLetterTopics = create;
+      return this;
+    }
+
+    /**
+     * @param install whether a JVM shutdown hook closes the consumer
      * @return this builder
      */
     public Builder<T> shutdownHook(boolean install) {
@@ -412,6 +425,7 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
               topicCheckTimeout,
               deadLetterTopic,
               deadLetterDeclines,
+              createDeadLetterTopics,
               DEAD_LETTER_TIMEOUT,
               metricsOrNull());
       MessageProcessor processor = processor("kafka-" + groupId);

@@ -42,6 +42,48 @@ class SigloKafkaConsumerFatalIT {
     }
   }
 
+  @Test
+  void aMissingDeadLetterTopicStopsTheConsumerAtStartNamingIt() throws Exception {
+    String topic = "orders-without-dlt-" + System.nanoTime();
+    KAFKA.broker().createTopics(1, topic);
+    try (SigloKafkaConsumer<String> c =
+        SigloKafkaConsumer.builder(PayloadDecoder.utf8(), (v, ctx) -> null)
+            .bootstrapServers(KAFKA.broker().bootstrapServers())
+            .groupId("g-no-dlt")
+            .topics(topic)
+            .build()) {
+      Throwable failure = failureOf(c.start());
+
+      assertThat(failure)
+          .isInstanceOf(SigloConfigurationException.class)
+          .hasMessageContaining("dead-letter topic(s) [" + topic + "-dlt] do not exist")
+          .hasMessageContaining("createDeadLetterTopics(true)");
+    }
+  }
+
+  @Test
+  void missingDeadLetterTopicsAreCreatedAtStartWhenAsked() throws Exception {
+    String topic = "orders-create-dlt-" + System.nanoTime();
+    KAFKA.broker().createTopics(1, topic);
+    try (SigloKafkaConsumer<String> c =
+            SigloKafkaConsumer.builder(PayloadDecoder.utf8(), (v, ctx) -> null)
+                .bootstrapServers(KAFKA.broker().bootstrapServers())
+                .groupId("g-create-dlt")
+                .topics(topic)
+                .createDeadLetterTopics(true)
+                .build();
+        org.apache.kafka.clients.admin.Admin admin =
+            org.apache.kafka.clients.admin.Admin.create(
+                java.util.Map.of("bootstrap.servers", KAFKA.broker().bootstrapServers()))) {
+      c.start();
+
+      org.awaitility.Awaitility.await()
+          .atMost(Duration.ofSeconds(30))
+          .until(() -> admin.listTopics().names().get().contains(topic + "-dlt"));
+      assertThat(c.isRunning()).isTrue();
+    }
+  }
+
   /** A store whose credentials are rejected: every call is a configuration error. */
   static final class MisconfiguredStore implements IdempotencyStore {
     final AtomicInteger calls = new AtomicInteger();
@@ -95,6 +137,7 @@ class SigloKafkaConsumerFatalIT {
             .bootstrapServers(KAFKA.broker().bootstrapServers())
             .groupId("g-fatal-store")
             .topics(topic)
+            .createDeadLetterTopics(true)
             .store(store)
             .build()) {
       Throwable failure = failureOf(c.start());

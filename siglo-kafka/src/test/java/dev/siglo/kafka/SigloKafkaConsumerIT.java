@@ -92,6 +92,7 @@ class SigloKafkaConsumerIT {
             .bootstrapServers(KAFKA.broker().bootstrapServers())
             .groupId(group)
             .topics(topic)
+            .createDeadLetterTopics(true)
             .concurrency(16)
             .build()) {
       consumer.start();
@@ -108,6 +109,7 @@ class SigloKafkaConsumerIT {
         .bootstrapServers(KAFKA.broker().bootstrapServers())
         .groupId(group)
         .topics(topic)
+        .createDeadLetterTopics(true)
         .commitInterval(Duration.ofMillis(100));
   }
 

@@ -93,6 +93,11 @@ public enum LauncherKey {
       "also copy permanent declines to `<topic>"
           + SigloKafkaConsumer.DEFAULT_DEAD_LETTER_SUFFIX
           + "`"),
+  /** Whether missing dead-letter topics are created at start. */
+  KAFKA_CREATE_DLT(
+      "siglo.kafka.create-dead-letter-topics",
+      "false",
+      "create missing dead-letter topics at start (else a missing one stops the consumer)"),
   /** SQS endpoint. */
   SQS_ENDPOINT(
       "siglo.sqs.endpoint", "(AWS default)", "SQS endpoint override (for example ElasticMQ)"),

@@ -152,6 +152,8 @@ public final class SigloLauncher {
               .topics(config.required(LauncherKey.KAFKA_TOPICS).split("\\s*,\\s*"))
               .ordering(ordering(config))
               .deadLetterDeclines(Boolean.parseBoolean(config.get(LauncherKey.KAFKA_DLT_DECLINES)))
+              .createDeadLetterTopics(
+                  Boolean.parseBoolean(config.get(LauncherKey.KAFKA_CREATE_DLT)))
               .store(store)
               .classifier(classifier)
               .retry(retry)

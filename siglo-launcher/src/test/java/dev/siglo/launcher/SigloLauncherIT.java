@@ -23,7 +23,7 @@ class SigloLauncherIT {
   @Test
   void aConsumerStartedFromASampleConfigurationRunsEachKeyOnce(@TempDir Path dir) throws Exception {
     String topic = "launched-" + System.nanoTime();
-    KAFKA.broker().createTopics(3, topic);
+    KAFKA.broker().createTopics(3, topic, topic + "-dlt");
     Path file = dir.resolve("consumer.properties");
     Files.writeString(
         file,
@@ -81,7 +81,7 @@ class SigloLauncherIT {
   void sigtermStopsTheLauncherCleanlyWithExitCodeZeroAfterCommitting(@TempDir Path dir)
       throws Exception {
     String topic = "sigterm-" + System.nanoTime();
-    KAFKA.broker().createTopics(1, topic);
+    KAFKA.broker().createTopics(1, topic, topic + "-dlt");
     produce(topic, "S", 20, 1);
     Path file = dir.resolve("consumer.properties");
     Files.writeString(
@@ -171,7 +171,7 @@ class SigloLauncherIT {
   void aPostgresStoreFromConfigurationKeepsTheRecordsInItsTable(@TempDir Path dir)
       throws Exception {
     String topic = "pg-store-" + System.nanoTime();
-    KAFKA.broker().createTopics(2, topic);
+    KAFKA.broker().createTopics(2, topic, topic + "-dlt");
     produce(topic, "P", 10, 2);
     try (dev.siglo.testkit.PostgresServer pg = dev.siglo.testkit.PostgresServer.start()) {
       Path file = dir.resolve("consumer.yaml");

@@ -22,6 +22,8 @@ import java.util.regex.Pattern;
  * @param topicCheckTimeout how long start waits for the topics to exist
  * @param deadLetterTopic the dead-letter topic of a topic
  * @param deadLetterDeclines whether permanent declines are also copied to the dead-letter topic
+ * @param createDeadLetterTopics whether missing dead-letter topics are created at start (else a
+ *     missing one is a configuration error)
  * @param deadLetterTimeout how long a dead-letter publish may take
  * @param metrics where in-flight and lag gauges go, or null
  */
@@ -38,5 +40,6 @@ public record KafkaRuntimeConfig(
     Duration topicCheckTimeout,
     Function<String, String> deadLetterTopic,
     boolean deadLetterDeclines,
+    boolean createDeadLetterTopics,
     Duration deadLetterTimeout,
     dev.siglo.consumer.metrics.SigloMetrics metrics) {}

@@ -8,6 +8,7 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;
+import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -40,6 +41,7 @@ public final class PollLoop implements Runnable {
 
   private final KafkaRuntimeConfig settings;
   private final Supplier<Consumer<byte[], byte[]>> consumers;
+  private final java.util.function.Consumer<Set<String>> topicCreator;
   private final ExecutorService workers;
   private final AutoCloseable resources;
   private final CompletableFuture<Void> termination;
@@ -76,6 +78,7 @@ public final class PollLoop implements Runnable {
                 new ByteArrayDeserializer(),
                 new ByteArrayDeserializer()),
         deadLetterRunner(settings, processor),
+        topics -> AdminTopics.create(settings.clientProperties(), topics),
         workers,
         termination,
         Time.SYSTEM);
@@ -85,10 +88,12 @@ public final class PollLoop implements Runnable {
       KafkaRuntimeConfig settings,
       Supplier<Consumer<byte[], byte[]>> consumers,
       RunnerAndResources runner,
+      java.util.function.Consumer<Set<String>> topicCreator,
       ExecutorService workers,
       CompletableFuture<Void> termination,
       Time time) {
     this.settings = settings;
+    this.topicCreator = topicCreator;
     this.consumers = consumers;
     this.workers = workers;
     this.resources = runner.resources();
@@ -107,6 +112,7 @@ public final class PollLoop implements Runnable {
    * @param settings the settings
    * @param consumers makes the consumer, on the poll thread
    * @param runner runs one record on a worker
+   * @param topicCreator creates missing dead-letter topics (when the settings ask for it)
    * @param workers the worker pool, shut down at the end
    * @param termination completed when the loop ends
    * @param time the time intervals, deadlines and retry delays are measured on
@@ -116,11 +122,18 @@ public final class PollLoop implements Runnable {
       KafkaRuntimeConfig settings,
       Supplier<Consumer<byte[], byte[]>> consumers,
       RecordRunner runner,
+      java.util.function.Consumer<Set<String>> topicCreator,
       ExecutorService workers,
       CompletableFuture<Void> termination,
       Time time) {
     return new PollLoop(
-        settings, consumers, new RunnerAndResources(runner, () -> {}), workers, termination, time);
+        settings,
+        consumers,
+        new RunnerAndResources(runner, () -> {}),
+        topicCreator,
+        workers,
+        termination,
+        time);
   }
 
   /** A record runner and what must be closed with the loop. */
@@ -202,8 +215,10 @@ public final class PollLoop implements Runnable {
     }
     long deadline = time.nanoTime() + settings.topicCheckTimeout().toNanos();
     Set<String> missing = new HashSet<>(settings.topics());
+    Set<String> existing;
     while (true) {
-      missing.removeAll(c.listTopics(LIST_TOPICS_TIMEOUT).keySet());
+      existing = c.listTopics(LIST_TOPICS_TIMEOUT).keySet();
+      missing.removeAll(existing);
       if (missing.isEmpty()) {
         break;
       }
@@ -220,7 +235,35 @@ public final class PollLoop implements Runnable {
       }
       time.sleep(TOPIC_CHECK_PAUSE);
     }
+    requireDeadLetterTopics(existing);
     c.subscribe(settings.topics(), listener);
+  }
+
+  /**
+   * The dead-letter topics of the subscribed topics must exist before the first record runs: a dead
+   * letter headed for a missing topic would otherwise hold its lane (and the commit point) while
+   * the producer retries. Missing ones are created when asked, else they stop the consumer.
+   */
+  private void requireDeadLetterTopics(Set<String> existing) {
+    Set<String> missing = new TreeSet<>();
+    for (String topic : settings.topics()) {
+      String deadLetterTopic = settings.deadLetterTopic().apply(topic);
+      if (deadLetterTopic != null && !existing.contains(deadLetterTopic)) {
+        missing.add(deadLetterTopic);
+      }
+    }
+    if (missing.isEmpty()) {
+      return;
+    }
+    if (!settings.createDeadLetterTopics()) {
+      throw new SigloConfigurationException(
+          "dead-letter topic(s) "
+              + missing
+              + " do not exist: create them, set createDeadLetterTopics(true), or point"
+              + " deadLetterTopic(...) at topics that exist");
+    }
+    topicCreator.accept(missing);
+    log.info("created dead-letter topic(s) {}", missing);
   }
 
   private void loopOnce(Consumer<byte[], byte[]> c) {

@@ -14,6 +14,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -58,6 +59,7 @@ class PollLoopTest {
   private final ExecutorService workers = Executors.newFixedThreadPool(2);
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
   private final AtomicInteger runs = new AtomicInteger();
+  private final Set<String> created = ConcurrentHashMap.newKeySet();
   private Thread pollThread;
   private PollLoop loop;
 
@@ -70,7 +72,8 @@ class PollLoopTest {
     workers.shutdownNow();
   }
 
-  private static KafkaRuntimeConfig settings(Duration topicCheckTimeout) {
+  private static KafkaRuntimeConfig settings(
+      Duration topicCheckTimeout, boolean createDeadLetterTopics) {
     return new KafkaRuntimeConfig(
         Map.of(),
         "g",
@@ -84,6 +87,7 @@ class PollLoopTest {
         topicCheckTimeout,
         t -> t + SigloKafkaConsumer.DEFAULT_DEAD_LETTER_SUFFIX,
         false,
+        createDeadLetterTopics,
         Duration.ofSeconds(30),
         null);
   }
@@ -97,6 +101,7 @@ class PollLoopTest {
               runs.incrementAndGet();
               return new Completion(w, ACK, null);
             },
+            created::addAll,
             workers,
             termination,
             time);
@@ -105,6 +110,13 @@ class PollLoopTest {
   }
 
   private void topicExistsWithTwoPartitions() {
+    topicWithoutDeadLetterTopic();
+    consumer.updatePartitions(
+        TOPIC + SigloKafkaConsumer.DEFAULT_DEAD_LETTER_SUFFIX,
+        List.of(new PartitionInfo(TOPIC + "-dlt", 0, null, null, null)));
+  }
+
+  private void topicWithoutDeadLetterTopic() {
     consumer.updatePartitions(
         TOPIC,
         List.of(
@@ -139,7 +151,7 @@ class PollLoopTest {
   @Test
   void recordsRunAndTheirOffsetsAreCommittedWhenTheDefaultIntervalPassesOnInjectedTime() {
     topicExistsWithTwoPartitions();
-    start(settings(SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT));
+    start(settings(SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT, false));
     assignAndSend(List.of(P0, P1), 3);
 
     await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == 6);
@@ -152,7 +164,7 @@ class PollLoopTest {
   @Test
   void aRevokedPartitionCommitsItsCompletedRecordsBeforeItIsGivenUp() {
     topicExistsWithTwoPartitions();
-    start(settings(SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT));
+    start(settings(SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT, false));
     assignAndSend(List.of(P0, P1), 2);
     await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == 4);
 
@@ -165,7 +177,7 @@ class PollLoopTest {
   @Test
   void stopWaitsForRunningRecordsCommitsAndClosesTheConsumer() throws Exception {
     topicExistsWithTwoPartitions();
-    start(settings(SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT));
+    start(settings(SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT, false));
     assignAndSend(List.of(P0), 4);
     await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == 4);
 
@@ -178,7 +190,7 @@ class PollLoopTest {
 
   @Test
   void aMissingTopicStopsTheConsumerWithAConfigurationErrorAfterTheDefaultTopicCheckTimeout() {
-    start(settings(SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT));
+    start(settings(SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT, false));
 
     assertThatThrownBy(() -> termination.get(10, TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)
@@ -190,5 +202,28 @@ class PollLoopTest {
         .isBetween(
             SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT,
             SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT.plusMillis(500));
+  }
+
+  @Test
+  void aMissingDeadLetterTopicStopsTheConsumerBeforeAnyRecordRuns() {
+    topicWithoutDeadLetterTopic();
+    start(settings(SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT, false));
+
+    assertThatThrownBy(() -> termination.get(10, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(SigloConfigurationException.class)
+        .hasMessageContaining("dead-letter topic(s) [orders-dlt] do not exist");
+    assertThat(created).isEmpty();
+    assertThat(runs).hasValue(0);
+  }
+
+  @Test
+  void aMissingDeadLetterTopicIsCreatedWhenAskedAndTheConsumerRuns() {
+    topicWithoutDeadLetterTopic();
+    start(settings(SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT, true));
+    assignAndSend(List.of(P0), 2);
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == 2);
+    assertThat(created).containsExactly("orders-dlt");
   }
 }
