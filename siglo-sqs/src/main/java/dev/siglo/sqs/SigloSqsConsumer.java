@@ -115,6 +115,11 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
               : e);
       return termination;
     }
+    SigloConfigurationException deadLetterQueue = checkDeadLetterQueue();
+    if (deadLetterQueue != null) {
+      termination.completeExceptionally(deadLetterQueue);
+      return termination;
+    }
     boolean fifo =
         Boolean.parseBoolean(attributes.getOrDefault(QueueAttributeName.FIFO_QUEUE, "false"));
     Duration visibility =
@@ -132,6 +137,26 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
             Time.SYSTEM);
     runtime.start();
     return termination;
+  }
+
+  /**
+   * Siglo's own dead-letter queue, when one is set, must exist before the first message runs: a
+   * dead letter that cannot be sent would otherwise be retried until the message's receives run
+   * out.
+   *
+   * @return the configuration error, or null when there is no such queue or it exists
+   */
+  private SigloConfigurationException checkDeadLetterQueue() {
+    String url = config.deadLetterQueueUrl();
+    if (url == null) {
+      return null;
+    }
+    try {
+      sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNames(QueueAttributeName.QUEUE_ARN));
+      return null;
+    } catch (QueueDoesNotExistException e) {
+      return new SigloConfigurationException("dead-letter queue " + url + " does not exist", e);
+    }
   }
 
   private static String queueNameOf(String url) {

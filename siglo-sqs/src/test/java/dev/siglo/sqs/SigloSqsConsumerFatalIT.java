@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -43,6 +44,38 @@ class SigloSqsConsumerFatalIT {
             .isInstanceOf(SigloConfigurationException.class)
             .hasMessageContaining("does not exist");
         assertThat(c.isRunning()).isFalse();
+      }
+    }
+  }
+
+  @Test
+  void aDeadLetterQueueThatDoesNotExistStopsTheConsumerAtStartNamingIt() throws Exception {
+    try (SqsClient client = SQS.server().client()) {
+      String queue = SQS.server().createQueue("with-missing-dlq", java.util.Map.of());
+      String dlq = SQS.server().createQueue("dlq-soon-gone", java.util.Map.of());
+      client.deleteQueue(b -> b.queueUrl(dlq));
+      AtomicInteger handled = new AtomicInteger();
+      client.sendMessage(b -> b.queueUrl(queue).messageBody("work"));
+      try (SigloSqsConsumer<String> c =
+          SigloSqsConsumer.builder(
+                  PayloadDecoder.utf8(),
+                  (v, ctx) -> {
+                    handled.incrementAndGet();
+                    return null;
+                  })
+              .client(client)
+              .queueUrl(queue)
+              .deadLetterQueue(dlq, false)
+              .waitTime(Duration.ofSeconds(1))
+              .build()) {
+        CompletableFuture<Void> done = c.start();
+
+        assertThatThrownBy(() -> done.get(30, TimeUnit.SECONDS))
+            .isInstanceOf(ExecutionException.class)
+            .cause()
+            .isInstanceOf(SigloConfigurationException.class)
+            .hasMessageContaining("dead-letter queue " + dlq + " does not exist");
+        assertThat(handled).as("nothing ran").hasValue(0);
       }
     }
   }
