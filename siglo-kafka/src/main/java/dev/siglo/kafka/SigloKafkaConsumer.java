@@ -428,7 +428,7 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
               createDeadLetterTopics,
               DEAD_LETTER_TIMEOUT,
               metricsOrNull());
-      MessageProcessor processor = processor("kafka-" + groupId);
+      MessageProcessor processor = processor();
       return new SigloKafkaConsumer<>(settings, processor, shutdownHook);
     }
 

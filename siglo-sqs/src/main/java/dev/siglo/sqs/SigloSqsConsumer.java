@@ -373,8 +373,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
               deadLetterQueueUrl,
               deadLetterDeclines,
               metricsOrNull());
-      return new SigloSqsConsumer<>(
-          client, config, processor("sqs-" + queueNameOf(url)), effectiveStore());
+      return new SigloSqsConsumer<>(client, config, processor(), effectiveStore());
     }
   }
 }

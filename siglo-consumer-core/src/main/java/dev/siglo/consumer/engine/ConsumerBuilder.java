@@ -193,12 +193,11 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
   }
 
   /**
-   * @param name the processor's name
    * @return a processor on {@link #effectiveStore()}
    */
-  protected final MessageProcessor processor(String name) {
+  protected final MessageProcessor processor() {
     effectiveStore();
-    return MessageProcessor.of(engine.name(name).build());
+    return MessageProcessor.of(engine.build());
   }
 
   /**

@@ -40,7 +40,6 @@ public final class MessageProcessorConfig<T> {
   /** The header (Kafka) or message attribute (SQS) read for the key by default. */
   public static final String DEFAULT_KEY_HEADER = "idempotency-key";
 
-  private final String name;
   private final PayloadDecoder<T> decoder;
   private final MessageHandler<? super T> handler;
   private final IdempotencyStore store;
@@ -57,7 +56,6 @@ public final class MessageProcessorConfig<T> {
   private final Time time;
 
   private MessageProcessorConfig(Builder<T> b) {
-    this.name = b.name;
     this.decoder = b.decoder;
     this.handler = b.handler;
     this.store = b.store != null ? b.store : InMemoryIdempotencyStore.of();
@@ -83,13 +81,6 @@ public final class MessageProcessorConfig<T> {
   public static <T> Builder<T> builder(
       PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
     return new Builder<>(decoder, handler);
-  }
-
-  /**
-   * @return the name used in logs and retry metrics
-   */
-  public String name() {
-    return name;
   }
 
   /**
@@ -196,7 +187,6 @@ public final class MessageProcessorConfig<T> {
    * @param <T> the decoded payload type
    */
   public static final class Builder<T> {
-    private String name = "siglo";
     private final PayloadDecoder<T> decoder;
     private final MessageHandler<? super T> handler;
     private IdempotencyStore store;
@@ -217,19 +207,6 @@ public final class MessageProcessorConfig<T> {
     private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
       this.decoder = Objects.requireNonNull(decoder, "decoder");
       this.handler = Objects.requireNonNull(handler, "handler");
-    }
-
-    /**
-     * @param name a name for logs and retry metrics; not blank
-     * @return this builder
-     */
-    public Builder<T> name(String name) {
-      Objects.requireNonNull(name, "name");
-      if (name.isBlank()) {
-        throw new IllegalArgumentException("name must not be blank");
-      }
-      this.name = name;
-      return this;
     }
 
     /**

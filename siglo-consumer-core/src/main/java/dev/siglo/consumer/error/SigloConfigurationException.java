@@ -35,12 +35,6 @@ public class SigloConfigurationException extends SigloException {
    * @return the first configuration error in its cause chain (16 levels at most), or {@code null}
    */
   public static SigloConfigurationException in(Throwable failure) {
-    Throwable t = failure;
-    for (int depth = 0; t != null && depth < 16; t = t.getCause(), depth++) {
-      if (t instanceof SigloConfigurationException e) {
-        return e;
-      }
-    }
-    return null;
+    return findCause(failure, SigloConfigurationException.class);
   }
 }

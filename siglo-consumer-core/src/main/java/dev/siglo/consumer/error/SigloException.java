@@ -29,4 +29,23 @@ public class SigloException extends RuntimeException {
   public SigloException(String message, Throwable cause) {
     super(message, cause);
   }
+
+  /**
+   * The first exception of a type in a failure's cause chain (16 levels at most, so a cyclic chain
+   * ends).
+   *
+   * @param failure a failure, or {@code null}
+   * @param type the type to look for
+   * @param <X> the type
+   * @return the first such exception, or {@code null}
+   */
+  public static <X extends Throwable> X findCause(Throwable failure, Class<X> type) {
+    Throwable t = failure;
+    for (int depth = 0; t != null && depth < 16; t = t.getCause(), depth++) {
+      if (type.isInstance(t)) {
+        return type.cast(t);
+      }
+    }
+    return null;
+  }
 }

@@ -34,12 +34,6 @@ public class UnreadableOutcomeException extends OutcomeEncodingException {
    * @return whether an unreadable stored outcome is in its cause chain (16 levels at most)
    */
   public static boolean isIn(Throwable failure) {
-    Throwable t = failure;
-    for (int depth = 0; t != null && depth < 16; t = t.getCause(), depth++) {
-      if (t instanceof UnreadableOutcomeException) {
-        return true;
-      }
-    }
-    return false;
+    return findCause(failure, UnreadableOutcomeException.class) != null;
   }
 }

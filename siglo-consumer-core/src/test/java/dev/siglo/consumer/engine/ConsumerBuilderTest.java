@@ -34,7 +34,7 @@ class ConsumerBuilderTest {
     }
 
     MessageProcessor build() {
-      return processor("test");
+      return processor();
     }
   }
 

@@ -69,8 +69,8 @@ final class Dispatcher {
   }
 
   /** A polled record of an assigned partition joins its lane. */
-  void add(ConsumerRecord<byte[], byte[]> record) {
-    lanes.add(lanes.workFor(record));
+  void add(ConsumerRecord<byte[], byte[]> record, TopicPartition partition) {
+    lanes.add(lanes.workFor(record, partition));
   }
 
   /**

@@ -31,10 +31,10 @@ final class Lanes {
 
   /**
    * @param r a polled record
+   * @param partition its partition
    * @return a unit of work for it, in its lane
    */
-  Work workFor(ConsumerRecord<byte[], byte[]> r) {
-    TopicPartition partition = new TopicPartition(r.topic(), r.partition());
+  Work workFor(ConsumerRecord<byte[], byte[]> r, TopicPartition partition) {
     return new Work(r, partition, LaneKey.of(ordering, partition, r));
   }
 

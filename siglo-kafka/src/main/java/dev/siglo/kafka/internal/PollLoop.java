@@ -290,8 +290,9 @@ public final class PollLoop implements Runnable {
       return;
     }
     for (ConsumerRecord<byte[], byte[]> r : records) {
-      if (offsets.received(new TopicPartition(r.topic(), r.partition()), r.offset())) {
-        dispatcher.add(r);
+      TopicPartition partition = new TopicPartition(r.topic(), r.partition());
+      if (offsets.received(partition, r.offset())) {
+        dispatcher.add(r, partition);
       }
     }
     dispatcher.dispatch();

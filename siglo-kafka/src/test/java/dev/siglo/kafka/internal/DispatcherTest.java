@@ -58,7 +58,7 @@ class DispatcherTest {
   private void poll(Dispatcher d, long offset, String key) {
     byte[] k = key == null ? null : key.getBytes(StandardCharsets.UTF_8);
     if (offsets.received(TP, offset)) {
-      d.add(new ConsumerRecord<>(TP.topic(), TP.partition(), offset, k, new byte[0]));
+      d.add(new ConsumerRecord<>(TP.topic(), TP.partition(), offset, k, new byte[0]), TP);
     }
   }
 
@@ -94,8 +94,8 @@ class DispatcherTest {
     for (long o = 0; o < 2; o++) {
       offsets.received(TP, o);
       d.add(
-          new ConsumerRecord<>(
-              TP.topic(), TP.partition(), o, o == 0 ? first : second, new byte[0]));
+          new ConsumerRecord<>(TP.topic(), TP.partition(), o, o == 0 ? first : second, new byte[0]),
+          TP);
     }
 
     d.dispatch();
