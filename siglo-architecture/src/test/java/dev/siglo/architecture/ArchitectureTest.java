@@ -39,6 +39,7 @@ class ArchitectureTest {
           "ClaimListener",
           "ConsumerBuilder",
           "Disposition",
+          "IntakeGate",
           "MessageProcessor",
           "MessageProcessorConfig");
 

@@ -7,7 +7,6 @@ import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.engine.MessageProcessorConfig;
 import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.key.KeyExtractors;
-import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.support.Durations;
 import dev.siglo.consumer.support.Time;
 import dev.siglo.sqs.internal.SqsRuntime;
@@ -32,9 +31,11 @@ import software.amazon.awssdk.services.sqs.model.SqsException;
  * from {@code ApproximateReceiveCount}; a FIFO group waits behind it. Past the maximum deliveries
  * the message goes to the dead-letter queue Siglo was given (with reason attributes), or, without
  * one, back to the queue so its redrive policy moves it. A handler running past a fraction of the
- * visibility timeout gets the visibility extended and its claim lease renewed. {@link #close} stops
- * receiving, lets running handlers finish, releases unstarted messages at once and flushes deletes.
- * Thread-safe; {@code close} is idempotent.
+ * visibility timeout gets the visibility extended (claim leases are renewed by the engine, a third
+ * of the lease after the claim). While the idempotency store is unavailable, or a pause condition
+ * holds, no message is received and held, unstarted ones are made visible again. {@link #close}
+ * stops receiving, lets running handlers finish, releases unstarted messages at once and flushes
+ * deletes. Thread-safe; {@code close} is idempotent.
  *
  * @param <T> the decoded payload type
  */
@@ -63,17 +64,14 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
   private final SqsClient sqs;
   private final SqsRuntimeConfig config;
   private final MessageProcessor processor;
-  private final IdempotencyStore store;
   private final CompletableFuture<Void> termination = new CompletableFuture<>();
   private SqsRuntime runtime;
   private boolean closed;
 
-  private SigloSqsConsumer(
-      SqsClient sqs, SqsRuntimeConfig config, MessageProcessor processor, IdempotencyStore store) {
+  private SigloSqsConsumer(SqsClient sqs, SqsRuntimeConfig config, MessageProcessor processor) {
     this.sqs = sqs;
     this.config = config;
     this.processor = processor;
-    this.store = store;
   }
 
   /**
@@ -128,13 +126,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
     SqsRuntimeConfig settings = config.forQueue(fifo, visibility);
     runtime =
         new SqsRuntime(
-            sqs,
-            settings,
-            queueNameOf(config.queueUrl()),
-            processor,
-            store,
-            termination,
-            Time.SYSTEM);
+            sqs, settings, queueNameOf(config.queueUrl()), processor, termination, Time.SYSTEM);
     runtime.start();
     return termination;
   }
@@ -368,12 +360,11 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
               waitTime,
               visibilityTimeout,
               heartbeatFraction,
-              lease(),
               deleteInterval,
               deadLetterQueueUrl,
               deadLetterDeclines,
               metricsOrNull());
-      return new SigloSqsConsumer<>(client, config, processor(), effectiveStore());
+      return new SigloSqsConsumer<>(client, config, processor());
     }
   }
 }

@@ -10,6 +10,7 @@ import dev.siglo.consumer.error.OutcomeTooLargeException;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.store.BatchClaimResult;
 import dev.siglo.consumer.store.BatchCompleteResult;
+import dev.siglo.consumer.store.BatchRenewResult;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimStatus;
@@ -18,6 +19,7 @@ import dev.siglo.consumer.store.CompleteRequest;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.JsonOutcomeCodec;
 import dev.siglo.consumer.store.Outcome;
+import dev.siglo.consumer.store.RenewRequest;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -287,6 +289,32 @@ public abstract class IdempotencyStoreContract {
     assertThat(store.claim(req(k)).status()).isEqualTo(ClaimStatus.IN_PROGRESS);
     clock.advance(Duration.ofSeconds(10));
     assertThat(store.claim(req(k)).status()).isEqualTo(ClaimStatus.CLAIMED);
+  }
+
+  @Test
+  void renewAllRenewsHeldClaimsAndReportsEachOtherEntryOnItsOwn() {
+    String held = key("renew-held");
+    String stolen = key("renew-stolen");
+    ClaimToken heldToken = claimOk(held);
+    ClaimToken stale = claimOk(stolen);
+    clock.advance(LEASE);
+    ClaimToken thief = claimOk(stolen);
+    clock.advance(Duration.ofSeconds(5));
+    List<BatchRenewResult> out =
+        store.renewAll(
+            List.of(
+                new RenewRequest(held, heldToken, LEASE),
+                new RenewRequest(stolen, stale, LEASE),
+                new RenewRequest("bad\u0000key", heldToken, LEASE)));
+
+    assertThat(out).hasSize(3);
+    assertThat(out.get(0).leaseExpiresAtOrThrow()).isEqualTo(clock.instant().plus(LEASE));
+    assertThat(out.get(1).failure()).isInstanceOf(IdempotencyLeaseLostException.class);
+    assertThat(out.get(2).failure()).isInstanceOf(InvalidIdempotencyKeyException.class);
+    clock.advance(LEASE.minusSeconds(1));
+    assertThat(store.claim(req(held)).status()).isEqualTo(ClaimStatus.IN_PROGRESS);
+    store.complete(stolen, thief, success("\"thief\""), TTL);
+    assertThat(store.getResult(stolen)).contains(success("\"thief\""));
   }
 
   @Test

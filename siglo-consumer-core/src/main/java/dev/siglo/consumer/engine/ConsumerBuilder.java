@@ -16,7 +16,6 @@ import dev.siglo.consumer.metrics.SigloMetrics;
 import dev.siglo.consumer.store.CoalescingIdempotencyStore;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.InMemoryIdempotencyStore;
-import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -30,7 +29,6 @@ import java.util.Objects;
 public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
   private final MessageProcessorConfig.Builder<T> engine;
   private IdempotencyStore store;
-  private Duration lease = IdempotencyConfig.DEFAULT_LEASE;
   private SigloMetrics metrics;
   private IdempotencyStore prepared;
 
@@ -127,7 +125,6 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
    */
   public B idempotency(IdempotencyConfig options) {
     engine.idempotency(options);
-    this.lease = options.lease();
     return self();
   }
 
@@ -138,6 +135,40 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
   public B listener(SigloEventListener listener) {
     engine.listener(listener);
     return self();
+  }
+
+  /**
+   * Pauses intake while {@code condition} holds (see {@link
+   * MessageProcessorConfig.Builder#pauseWhile}): no new handler starts, nothing is spent from the
+   * messages' deliveries, and intake resumes by itself once it no longer holds.
+   *
+   * @param reason what the pause is reported as
+   * @param condition whether to pause now; quick and thread-safe
+   * @return this builder
+   */
+  public B pauseWhile(String reason, java.util.function.BooleanSupplier condition) {
+    engine.pauseWhile(reason, condition);
+    return self();
+  }
+
+  /**
+   * Pauses intake while a resilience4j circuit breaker is open (or forced open): a dependency every
+   * message needs is down, so taking messages would only spend their deliveries. A half-open
+   * breaker lets work through, so its trial calls can close it. Needs {@code
+   * io.github.resilience4j:resilience4j-circuitbreaker} on the class path.
+   *
+   * @param breaker the breaker the handler's calls go through
+   * @return this builder
+   */
+  public B pauseWhileOpen(io.github.resilience4j.circuitbreaker.CircuitBreaker breaker) {
+    Objects.requireNonNull(breaker, "breaker");
+    return pauseWhile(
+        "circuit breaker '" + breaker.getName() + "' is open",
+        () -> {
+          io.github.resilience4j.circuitbreaker.CircuitBreaker.State s = breaker.getState();
+          return s == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.OPEN
+              || s == io.github.resilience4j.circuitbreaker.CircuitBreaker.State.FORCED_OPEN;
+        });
   }
 
   /**
@@ -205,12 +236,5 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
    */
   protected final SigloMetrics metricsOrNull() {
     return metrics;
-  }
-
-  /**
-   * @return the claim lease of the idempotency options
-   */
-  protected final Duration lease() {
-    return lease;
   }
 }

@@ -73,7 +73,12 @@ final class DefaultHandlerContext implements HandlerContext, StepContext {
     ErrorClassifier stepClassifier = step.classifier() != null ? step.classifier() : classifier;
     Invocation<R> result =
         invoker.invoke(
-            stepKey, null, step.idempotency(), stepClassifier, t -> runBodyAndHooks(step, input));
+            message,
+            stepKey,
+            null,
+            step.idempotency(),
+            stepClassifier,
+            t -> runBodyAndHooks(step, input));
     if (result instanceof Invocation.Executed<R> executed) {
       return executed.value();
     }

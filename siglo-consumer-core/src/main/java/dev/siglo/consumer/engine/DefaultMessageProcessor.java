@@ -10,9 +10,11 @@ import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.error.IdempotencyConflictException;
 import dev.siglo.consumer.error.IdempotencyKeyReuseException;
+import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
 import dev.siglo.consumer.error.InvalidIdempotencyKeyException;
 import dev.siglo.consumer.error.MissingIdempotencyKeyException;
 import dev.siglo.consumer.error.PayloadDecodingException;
+import dev.siglo.consumer.error.SigloException;
 import dev.siglo.consumer.event.SigloEvent;
 import dev.siglo.consumer.key.MissingKeyPolicy;
 import dev.siglo.consumer.store.ClaimToken;
@@ -36,6 +38,9 @@ import org.slf4j.LoggerFactory;
 final class DefaultMessageProcessor<T> implements MessageProcessor {
   private static final Logger log = LoggerFactory.getLogger(DefaultMessageProcessor.class);
 
+  /** The raw key the store probe reads (a read of a key nobody writes). */
+  static final String PROBE_KEY = "siglo-store-probe";
+
   private final MessageProcessorConfig<T> config;
   private final IdempotentInvoker invoker;
   private final EventSink events;
@@ -44,6 +49,8 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
   private final Time time;
   private final ResultJson results;
   private final ErrorClassifier classifier;
+  private final LeaseKeeper leases;
+  private final StoreGate gate;
 
   /**
    * @param config the configuration
@@ -52,8 +59,15 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     this.config = config;
     this.time = config.time();
     this.results = ResultJson.of(config.resultMapper());
-    this.invoker = new IdempotentInvoker(config.store(), results, time);
     this.events = new EventSink(config.listeners());
+    this.leases = new LeaseKeeper(config.store(), time, events);
+    this.invoker = new IdempotentInvoker(config.store(), results, time, leases);
+    this.gate =
+        new StoreGate(
+            config.store(), config.keys().key(PROBE_KEY), config.pauseConditions(), time, events);
+    if (!config.pauseConditions().isEmpty()) {
+      gate.startTicking();
+    }
     this.classifier = config.classifier();
     RetryConfig r = config.retry();
     this.retryBackoff = backoff(r.initialBackoff(), r.maxBackoff(), r);
@@ -64,6 +78,27 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     return r.jitter() == 0.0
         ? IntervalFunction.ofExponentialBackoff(initial, r.multiplier(), max)
         : IntervalFunction.ofExponentialRandomBackoff(initial, r.multiplier(), r.jitter(), max);
+  }
+
+  @Override
+  public IntakeGate intake() {
+    return gate;
+  }
+
+  @Override
+  public void close() {
+    leases.close();
+    gate.close();
+  }
+
+  /** The lease keeper (tests renew on injected time). */
+  LeaseKeeper leases() {
+    return leases;
+  }
+
+  /** The gate (tests check it on injected time). */
+  StoreGate gate() {
+    return gate;
   }
 
   @Override
@@ -188,27 +223,42 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
       try {
         return body.run(attempt);
       } catch (Exception e) {
-        if (e instanceof IdempotencyConflictException && events.enabled()) {
+        IdempotencyConflictException conflict =
+            SigloException.findCause(e, IdempotencyConflictException.class);
+        if (conflict != null && events.enabled()) {
           events.emit(new SigloEvent.Conflict(message, key, config.idempotency().settleTimeout()));
         }
-        if (classifier.classify(e) == ErrorClass.PERMANENT) {
+        IdempotencyStoreUnavailableException down =
+            SigloException.findCause(e, IdempotencyStoreUnavailableException.class);
+        if (down != null) {
+          gate.storeUnavailable(down);
+        }
+        // Siglo's own infrastructure failed, not the message: never counted, never dead-lettered
+        boolean infrastructure = down != null || conflict != null;
+        if (classifier.classify(e) == ErrorClass.PERMANENT && !infrastructure) {
           // the invoker turns permanent failures of the handler into cached declines; what arrives
           // here failed outside it (the store rejected the key or cannot read the record)
           return deadLetter(
               message, key, DeadLetterReason.UNPROCESSABLE, ErrorClass.PERMANENT, e, attempt);
         }
         if (Thread.currentThread().isInterrupted()) {
-          return nack(message, key, e, attempt);
+          return nack(message, key, e, attempt, !infrastructure);
+        }
+        if (down != null && !gate.isOpen()) {
+          // intake is paused until the store answers a probe: spend no more attempts on it
+          return nack(message, key, e, attempt, false);
         }
         if (attempt >= maxAttempts) {
-          return nackOrDeadLetter(message, key, e, attempt);
+          return infrastructure
+              ? nack(message, key, e, attempt, false)
+              : nackOrDeadLetter(message, key, e, attempt);
         }
         long start = time.nanoTime();
         try {
           time.sleep(Duration.ofMillis(retryBackoff.apply(attempt)));
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
-          return nack(message, key, e, attempt);
+          return nack(message, key, e, attempt, !infrastructure);
         }
         log.debug(
             "{} key '{}': attempt {} failed transiently ({}); retrying",
@@ -233,6 +283,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     try {
       result =
           invoker.invoke(
+              message,
               key,
               fingerprint,
               config.idempotency(),
@@ -315,11 +366,15 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
       return deadLetter(
           message, key, DeadLetterReason.RETRIES_EXHAUSTED, ErrorClass.TRANSIENT, cause, attempts);
     }
-    return nack(message, key, cause, attempts);
+    return nack(message, key, cause, attempts, true);
   }
 
-  /** Redeliver later. Also the answer when the worker is interrupted: a stop never dead-letters. */
-  private Disposition nack(Message message, String key, Exception cause, int attempts) {
+  /**
+   * Redeliver later. Also the answer when the worker is interrupted: a stop never dead-letters.
+   * {@code counted}: whether this delivery counts toward {@code maxDeliveries}.
+   */
+  private Disposition nack(
+      Message message, String key, Exception cause, int attempts, boolean counted) {
     Duration delay = Duration.ofMillis(redeliveryBackoff.apply(message.deliveryAttempt()));
     log.info(
         "{} key '{}': transient failure after {} attempt(s) ({}); redeliver in {}",
@@ -331,7 +386,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     if (events.enabled()) {
       events.emit(new SigloEvent.Retried(message, key, attempts, cause, delay, true));
     }
-    return new Disposition.NackRetry(delay, cause, attempts);
+    return new Disposition.NackRetry(delay, cause, attempts, counted);
   }
 
   private Disposition deadLetter(

@@ -83,18 +83,34 @@ public sealed interface Disposition
    * @param delay the backoff before the redelivery
    * @param cause the transient failure
    * @param attempts in-process attempts made in this delivery
+   * @param counted whether this delivery counts toward {@code maxDeliveries}: {@code false} when
+   *     Siglo's own infrastructure failed (the store was unavailable, or a duplicate waited on a
+   *     live holder), which is never the message's fault
    */
-  record NackRetry(Duration delay, Throwable cause, int attempts) implements Disposition {
+  record NackRetry(Duration delay, Throwable cause, int attempts, boolean counted)
+      implements Disposition {
     /**
      * Validates.
      *
      * @param delay see the record component
      * @param cause see the record component
      * @param attempts see the record component
+     * @param counted see the record component
      */
     public NackRetry {
       Objects.requireNonNull(delay, "delay");
       Objects.requireNonNull(cause, "cause");
+    }
+
+    /**
+     * A nack that counts toward {@code maxDeliveries}.
+     *
+     * @param delay see the record component
+     * @param cause see the record component
+     * @param attempts see the record component
+     */
+    public NackRetry(Duration delay, Throwable cause, int attempts) {
+      this(delay, cause, attempts, true);
     }
   }
 

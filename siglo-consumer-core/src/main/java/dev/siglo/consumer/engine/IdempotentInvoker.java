@@ -1,6 +1,7 @@
 package dev.siglo.consumer.engine;
 
 import dev.siglo.consumer.IdempotencyConfig;
+import dev.siglo.consumer.Message;
 import dev.siglo.consumer.classify.Classification;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.classify.ErrorClassifier;
@@ -36,11 +37,13 @@ final class IdempotentInvoker {
   private final IdempotencyStore store;
   private final ResultJson codec;
   private final Time time;
+  private final LeaseKeeper leases;
 
-  IdempotentInvoker(IdempotencyStore store, ResultJson codec, Time time) {
+  IdempotentInvoker(IdempotencyStore store, ResultJson codec, Time time, LeaseKeeper leases) {
     this.store = store;
     this.codec = codec;
     this.time = time;
+    this.leases = leases;
   }
 
   /** The work done while holding a claim; the token is {@code null} without a claim. */
@@ -56,6 +59,7 @@ final class IdempotentInvoker {
    *     IdempotencyConflictException} when an in-flight duplicate did not settle; key reuse
    */
   <R> Invocation<R> invoke(
+      Message message,
       String key,
       String fingerprint,
       IdempotencyConfig options,
@@ -73,11 +77,27 @@ final class IdempotentInvoker {
       return new Invocation.Replayed<>(completed.outcome(), settled);
     }
     ClaimToken token = ((ClaimResult.Claimed) claim).token();
+    LeaseKeeper.Held held = leases.hold(message, key, token, options.lease());
+    try {
+      return runClaimed(request, token, options, classifier, body);
+    } finally {
+      leases.release(held);
+    }
+  }
+
+  private <R> Invocation<R> runClaimed(
+      ClaimRequest request,
+      ClaimToken token,
+      IdempotencyConfig options,
+      ErrorClassifier classifier,
+      Body<R> body)
+      throws Exception {
+    String key = request.key();
     R value;
     try {
       value = body.run(token);
     } catch (Exception e) {
-      return onFailure(key, token, options, classifier, e);
+      return onFailure(request, token, options, classifier, e);
     } catch (Error e) {
       release(key, token);
       throw e;
@@ -85,9 +105,16 @@ final class IdempotentInvoker {
     Outcome.Success success;
     try {
       success = new Outcome.Success(codec.encode(value));
-      completeRetrying(key, token, success, options.ttl());
-    } catch (OutcomeEncodingException | OutcomeTooLargeException e) {
-      return onFailure(key, token, options, classifier, e);
+    } catch (OutcomeEncodingException e) {
+      return onFailure(request, token, options, classifier, e);
+    }
+    try {
+      Outcome other = record(request, token, success, options);
+      if (other != null) {
+        return new Invocation.Replayed<>(other, true);
+      }
+    } catch (OutcomeTooLargeException e) {
+      return onFailure(request, token, options, classifier, e);
     }
     return new Invocation.Executed<>(value, success);
   }
@@ -110,7 +137,7 @@ final class IdempotentInvoker {
   }
 
   private <R> Invocation<R> onFailure(
-      String key,
+      ClaimRequest request,
       ClaimToken token,
       IdempotencyConfig options,
       ErrorClassifier classifier,
@@ -119,17 +146,53 @@ final class IdempotentInvoker {
     Classification c = classifier.classifyDetailed(failure);
     if (c.errorClass() != ErrorClass.PERMANENT || UnreadableOutcomeException.isIn(failure)) {
       // transient, or Siglo could not read its own record: never a cached decline
-      release(key, token);
+      release(request.key(), token);
       throw failure;
     }
     Outcome.Declined decline = Declines.of(c);
+    Outcome other;
     try {
-      completeRetrying(key, token, decline, options.ttl());
+      other = record(request, token, decline, options);
     } catch (OutcomeTooLargeException | OutcomeEncodingException e) {
       decline = Declines.minimal(c, e);
-      completeRetrying(key, token, decline, options.ttl());
+      other = record(request, token, decline, options);
+    }
+    if (other != null) {
+      return new Invocation.Replayed<>(other, true);
     }
     return new Invocation.DeclinedNow<>(decline, failure);
+  }
+
+  /**
+   * Records an outcome with the claim's token. When the claim was taken over meanwhile (this
+   * process was frozen or cut off past its lease), the outcome is not recorded and the execution
+   * does not take the key back: it settles on the new holder's result, which is returned. Only when
+   * the new holder is gone too (the key is free again) is this execution's outcome recorded under a
+   * fresh claim, since its effects ran.
+   *
+   * @return {@code null} when this outcome was recorded, else the outcome another holder recorded
+   * @throws IdempotencyConflictException the new holder did not settle within the settle timeout
+   */
+  private Outcome record(
+      ClaimRequest request, ClaimToken token, Outcome outcome, IdempotencyConfig options) {
+    try {
+      completeRetrying(request.key(), token, outcome, options.ttl());
+      return null;
+    } catch (IdempotencyLeaseLostException lost) {
+      log.warn(
+          "key '{}': the claim was taken over while this execution ran; its outcome is not"
+              + " recorded, it settles on the new holder's result",
+          request.key());
+    }
+    ClaimResult now = store.claim(request);
+    if (now instanceof ClaimResult.InProgress) {
+      now = settle(request, options);
+    }
+    if (now instanceof ClaimResult.Completed completed) {
+      return completed.outcome();
+    }
+    completeRetrying(request.key(), ((ClaimResult.Claimed) now).token(), outcome, options.ttl());
+    return null;
   }
 
   /** The first wait of a settling duplicate; later waits double up to the poll interval. */
@@ -177,13 +240,6 @@ final class IdempotentInvoker {
       try {
         store.complete(key, token, outcome, ttl);
         return;
-      } catch (IdempotencyLeaseLostException e) {
-        log.warn(
-            "key '{}' ran past its lease and another execution took it over: its effects may have"
-                + " run twice; lengthen the lease or renew it ({})",
-            key,
-            e.getMessage());
-        throw e;
       } catch (IdempotencyStoreUnavailableException e) {
         log.warn(
             "completing key '{}' failed (store unavailable: {}); retrying in {} ms",

@@ -23,10 +23,19 @@ import dev.siglo.consumer.Message;
  *       message is not acknowledged before.
  * </ol>
  *
+ * <p>While a handler or step holds a claim, the processor renews the claim's lease (a third of the
+ * lease after the claim or its last renewal), so only a holder that died or froze past its lease is
+ * taken over. A failure caused by the store being unavailable, or a duplicate that waited on a live
+ * holder, never counts toward {@code maxDeliveries} and never dead-letters ({@link
+ * Disposition.NackRetry#counted()} is false); a store outage also closes the {@link #intake()} gate
+ * until a probe finds the store again.
+ *
  * <p>Thread-safe: runtimes call {@link #process} from many worker threads at once. It blocks the
- * calling thread for the handler, in-process backoffs and settling; it creates no threads.
+ * calling thread for the handler, in-process backoffs and settling. It runs two named daemon
+ * threads of its own, one renewing leases and one probing the store while it is down, until {@link
+ * #close()}.
  */
-public interface MessageProcessor {
+public interface MessageProcessor extends AutoCloseable {
 
   /**
    * Processes one message.
@@ -46,6 +55,23 @@ public interface MessageProcessor {
    * @return what to do with it; never {@code null}
    */
   Disposition process(Message message, ClaimListener claims);
+
+  /**
+   * The gate a runtime consults before taking new work: closed while the store is unavailable or a
+   * pause condition holds. The default is always open.
+   *
+   * @return the gate
+   */
+  default IntakeGate intake() {
+    return IntakeGate.OPEN;
+  }
+
+  /**
+   * Stops the processor's background work (lease renewal, store probes). Call it once the runtime
+   * has stopped calling {@link #process}. Idempotent. The default does nothing.
+   */
+  @Override
+  default void close() {}
 
   /**
    * @param config the configuration

@@ -53,6 +53,7 @@ public final class MessageProcessorConfig<T> {
   private final ObjectMapper resultMapper;
   private final List<MessageHook> hooks;
   private final List<SigloEventListener> listeners;
+  private final List<PauseCondition> pauseConditions;
   private final Time time;
 
   private MessageProcessorConfig(Builder<T> b) {
@@ -69,6 +70,7 @@ public final class MessageProcessorConfig<T> {
     this.resultMapper = b.resultMapper;
     this.hooks = List.copyOf(b.hooks);
     this.listeners = List.copyOf(b.listeners);
+    this.pauseConditions = List.copyOf(b.pauseConditions);
     this.time = b.time;
   }
 
@@ -181,6 +183,11 @@ public final class MessageProcessorConfig<T> {
     return listeners;
   }
 
+  /** The conditions that pause intake while they hold, in order. */
+  List<PauseCondition> pauseConditions() {
+    return pauseConditions;
+  }
+
   /**
    * Builds a {@link MessageProcessorConfig}. Not thread-safe.
    *
@@ -202,6 +209,7 @@ public final class MessageProcessorConfig<T> {
     private ObjectMapper resultMapper = DEFAULT_RESULT_MAPPER;
     private final List<MessageHook> hooks = new ArrayList<>();
     private final List<SigloEventListener> listeners = new ArrayList<>();
+    private final List<PauseCondition> pauseConditions = new ArrayList<>();
     private Time time = Time.SYSTEM;
 
     private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
@@ -329,6 +337,27 @@ public final class MessageProcessorConfig<T> {
      */
     public Builder<T> listeners(java.util.Collection<? extends SigloEventListener> listeners) {
       listeners.forEach(this::listener);
+      return this;
+    }
+
+    /**
+     * Pauses intake while {@code condition} holds: the runtime starts no new handler (Kafka pauses
+     * its partitions, SQS stops receiving) and resumes by itself once it no longer holds. Checked
+     * every 100 ms on the processor's own thread; a condition that throws counts as holding. Use it
+     * for a dependency every message needs (a payment gateway behind a circuit breaker), so its
+     * outage does not spend the messages' deliveries.
+     *
+     * @param reason what the pause is reported as (events, logs)
+     * @param condition whether to pause now; must be quick and thread-safe
+     * @return this builder
+     */
+    public Builder<T> pauseWhile(String reason, java.util.function.BooleanSupplier condition) {
+      Objects.requireNonNull(reason, "reason");
+      if (reason.isBlank()) {
+        throw new IllegalArgumentException("reason must not be blank");
+      }
+      pauseConditions.add(
+          new PauseCondition(reason, Objects.requireNonNull(condition, "condition")));
       return this;
     }
 

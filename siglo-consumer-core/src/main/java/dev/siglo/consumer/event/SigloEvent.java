@@ -16,10 +16,14 @@ public sealed interface SigloEvent
         SigloEvent.Declined,
         SigloEvent.Retried,
         SigloEvent.Conflict,
-        SigloEvent.DeadLettered {
+        SigloEvent.LeaseLost,
+        SigloEvent.DeadLettered,
+        SigloEvent.Paused,
+        SigloEvent.Resumed {
 
   /**
-   * @return the message
+   * @return the message, or {@code null} for the consumer-level events {@link Paused} and {@link
+   *     Resumed}
    */
   Message message();
 
@@ -84,6 +88,17 @@ public sealed interface SigloEvent
   record Conflict(Message message, String key, Duration waited) implements SigloEvent {}
 
   /**
+   * A renewal found the claim of a running handler or step taken over by another holder: this
+   * process was frozen, or cut off from the store, past its lease. The running execution's outcome
+   * will not be recorded; it settles on the new holder's result instead of taking the key back.
+   *
+   * @param message the message
+   * @param key the key of the lost claim (the message's, or one of its steps')
+   * @param lease the lease it held
+   */
+  record LeaseLost(Message message, String key, Duration lease) implements SigloEvent {}
+
+  /**
    * The message goes to the dead-letter destination.
    *
    * @param message the message
@@ -95,4 +110,42 @@ public sealed interface SigloEvent
   record DeadLettered(
       Message message, String key, DeadLetterReason reason, ErrorClass errorClass, Throwable cause)
       implements SigloEvent {}
+
+  /**
+   * The consumer stopped taking new work: the idempotency store is unavailable, or a pause
+   * condition given to the builder holds (an open circuit breaker). Running handlers go on; no new
+   * one starts until {@link Resumed}.
+   *
+   * @param reason why
+   * @param cause the failure that closed the gate, or {@code null}
+   */
+  record Paused(String reason, Throwable cause) implements SigloEvent {
+    @Override
+    public Message message() {
+      return null;
+    }
+
+    @Override
+    public String key() {
+      return null;
+    }
+  }
+
+  /**
+   * The consumer takes new work again.
+   *
+   * @param reason why it had paused
+   * @param pausedFor how long it was paused
+   */
+  record Resumed(String reason, Duration pausedFor) implements SigloEvent {
+    @Override
+    public Message message() {
+      return null;
+    }
+
+    @Override
+    public String key() {
+      return null;
+    }
+  }
 }

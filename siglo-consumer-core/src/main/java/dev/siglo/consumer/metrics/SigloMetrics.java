@@ -42,6 +42,12 @@ public final class SigloMetrics implements SigloEventListener {
   /** Records behind the end of a partition (gauge, Kafka). */
   public static final String LAG = "siglo.lag";
 
+  /**
+   * Gauge: 1 while the consumer's intake is paused (store unavailable, a pause condition holds), 0
+   * otherwise; tags {@code system}, {@code destination}.
+   */
+  public static final String PAUSED = "siglo.paused";
+
   private final MeterRegistry registry;
 
   private SigloMetrics(MeterRegistry registry) {
@@ -80,6 +86,20 @@ public final class SigloMetrics implements SigloEventListener {
   }
 
   /**
+   * Registers the paused gauge of one consumer.
+   *
+   * @param system {@code kafka} or {@code sqs}
+   * @param destination the topics or the queue
+   * @param paused whether intake is paused now
+   */
+  public void paused(String system, String destination, java.util.function.BooleanSupplier paused) {
+    io.micrometer.core.instrument.Gauge.builder(PAUSED, () -> paused.getAsBoolean() ? 1 : 0)
+        .tag("system", system)
+        .tag("destination", destination)
+        .register(registry);
+  }
+
+  /**
    * Registers a lag gauge for one partition.
    *
    * @param topic the topic
@@ -95,6 +115,9 @@ public final class SigloMetrics implements SigloEventListener {
 
   @Override
   public void onEvent(SigloEvent event) {
+    if (event.message() == null) {
+      return; // consumer-level (paused, resumed): the paused gauge shows them
+    }
     String outcome;
     if (event instanceof SigloEvent.Processed p) {
       outcome = "processed";
@@ -111,6 +134,8 @@ public final class SigloMetrics implements SigloEventListener {
       outcome = "retried";
     } else if (event instanceof SigloEvent.Conflict) {
       outcome = "conflict";
+    } else if (event instanceof SigloEvent.LeaseLost) {
+      outcome = "lease_lost";
     } else {
       outcome = "dead_lettered";
     }

@@ -2,12 +2,14 @@ package dev.siglo.consumer.metrics;
 
 import dev.siglo.consumer.store.BatchClaimResult;
 import dev.siglo.consumer.store.BatchCompleteResult;
+import dev.siglo.consumer.store.BatchRenewResult;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.CompleteRequest;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.Outcome;
+import dev.siglo.consumer.store.RenewRequest;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import java.time.Duration;
@@ -85,6 +87,11 @@ final class TimedIdempotencyStore implements IdempotencyStore {
   @Override
   public Instant renewLease(String key, ClaimToken token, Duration lease) {
     return time("renewLease", () -> store.renewLease(key, token, lease));
+  }
+
+  @Override
+  public List<BatchRenewResult> renewAll(List<RenewRequest> requests) {
+    return time("renewAll", () -> store.renewAll(requests));
   }
 
   @Override

@@ -68,6 +68,11 @@ public final class CoalescingIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
+  public List<BatchRenewResult> renewAll(List<RenewRequest> requests) {
+    return store.renewAll(requests);
+  }
+
+  @Override
   public Optional<Outcome> getResult(String key) {
     return store.getResult(key);
   }

@@ -143,7 +143,8 @@ public interface IdempotencyStore extends AutoCloseable {
   void fail(String key, ClaimToken token);
 
   /**
-   * Extends a held claim's lease from now (heartbeat for long handlers).
+   * Extends a held claim's lease from now (the engine renews the claims of running handlers and
+   * steps; see {@link #renewAll}).
    *
    * @param key the key
    * @param token the token of the claim
@@ -153,6 +154,29 @@ public interface IdempotencyStore extends AutoCloseable {
    * @throws IdempotencyStoreUnavailableException when the store cannot be reached
    */
   Instant renewLease(String key, ClaimToken token, Duration lease);
+
+  /**
+   * Extends many held claims' leases, in one round trip where the backend allows. Each entry
+   * reports what {@link #renewLease} would have done for it: the new lease end, or the exception it
+   * would have thrown. The engine renews every live claim of a running handler or step through this
+   * call (a fraction of the lease after the claim or its last renewal). The default calls {@link
+   * #renewLease} for each request.
+   *
+   * @param requests the renewals, keys distinct
+   * @return one entry per request, in order
+   * @throws IdempotencyStoreUnavailableException when the store cannot be reached
+   */
+  default List<BatchRenewResult> renewAll(List<RenewRequest> requests) {
+    List<BatchRenewResult> out = new ArrayList<>(requests.size());
+    for (RenewRequest r : requests) {
+      try {
+        out.add(BatchRenewResult.renewed(r, renewLease(r.key(), r.token(), r.lease())));
+      } catch (IdempotencyLeaseLostException | InvalidIdempotencyKeyException e) {
+        out.add(BatchRenewResult.failed(r, e));
+      }
+    }
+    return out;
+  }
 
   /**
    * Reads a completed outcome.

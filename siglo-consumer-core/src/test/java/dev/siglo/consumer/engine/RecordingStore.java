@@ -26,6 +26,9 @@ final class RecordingStore implements IdempotencyStore {
   final AtomicInteger failNextCompletes = new AtomicInteger();
   final AtomicInteger completeCalls = new AtomicInteger();
 
+  /** Runs before every read (may throw, as an unavailable store would). */
+  volatile Runnable onGetResult = () -> {};
+
   int answers(String key, ClaimStatus status) {
     AtomicInteger n = answers.getOrDefault(key, Map.of()).get(status);
     return n == null ? 0 : n.get();
@@ -73,6 +76,7 @@ final class RecordingStore implements IdempotencyStore {
 
   @Override
   public Optional<Outcome> getResult(String key) {
+    onGetResult.run();
     return delegate.getResult(key);
   }
 

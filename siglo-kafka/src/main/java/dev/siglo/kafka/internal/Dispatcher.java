@@ -1,6 +1,8 @@
 package dev.siglo.kafka.internal;
 
 import dev.siglo.consumer.engine.Disposition;
+import dev.siglo.consumer.engine.IntakeGate;
+import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
 import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.support.Time;
 import dev.siglo.kafka.Ordering;
@@ -37,6 +39,7 @@ final class Dispatcher {
   private final RecordRunner runner;
   private final OffsetCommitter offsets;
   private final Time time;
+  private final IntakeGate intake;
   private final LinkedBlockingQueue<Completion> completions = new LinkedBlockingQueue<>();
   private final ConcurrentLinkedQueue<Work> pending = new ConcurrentLinkedQueue<>();
   private final AtomicInteger runningWorkers = new AtomicInteger();
@@ -52,6 +55,8 @@ final class Dispatcher {
    * @param runner runs one record on a worker
    * @param offsets told of every completed offset
    * @param time the time retry delays are measured on
+   * @param intake while it is closed no record is handed to a worker, and a record handed over
+   *     before it closed is answered with an uncounted retry instead of running
    */
   Dispatcher(
       Ordering ordering,
@@ -59,7 +64,9 @@ final class Dispatcher {
       Executor workers,
       RecordRunner runner,
       OffsetCommitter offsets,
-      Time time) {
+      Time time,
+      IntakeGate intake) {
+    this.intake = intake;
     this.lanes = new Lanes(ordering);
     this.concurrency = concurrency;
     this.workers = workers;
@@ -82,7 +89,7 @@ final class Dispatcher {
   void dispatch() {
     long now = time.nanoTime();
     int limit = concurrency * MAX_PENDING_PER_WORKER;
-    while (inFlight < limit && !stopping) {
+    while (inFlight < limit && !stopping && intake.isOpen()) {
       Work w = lanes.nextReady(now);
       if (w == null) {
         break;
@@ -115,7 +122,13 @@ final class Dispatcher {
       Work w;
       while ((w = pending.poll()) != null) {
         boolean start = !stopping && !revoking.contains(w.partition);
-        completions.add(start ? runner.run(w, w.dispatchedAttempt) : new Completion(w, null, null));
+        if (!start) {
+          completions.add(new Completion(w, null, null));
+        } else if (!intake.isOpen()) {
+          completions.add(new Completion(w, pausedRetry(), null));
+        } else {
+          completions.add(runner.run(w, w.dispatchedAttempt));
+        }
       }
       runningWorkers.decrementAndGet();
     } while (!pending.isEmpty() && tryStartWorker());
@@ -162,12 +175,24 @@ final class Dispatcher {
       if (broken != null) {
         throw broken;
       }
-      w.attempt++;
+      if (nack.counted()) {
+        w.attempt++;
+      }
       lanes.retryLater(w, nack.delay().toNanos(), time.nanoTime());
       return;
     }
     offsets.completed(w.partition, w.offset());
     lanes.done(w);
+  }
+
+  /** The answer for a record not started because intake paused: retried once it opens. */
+  private Disposition.NackRetry pausedRetry() {
+    return new Disposition.NackRetry(
+        Duration.ZERO,
+        new IdempotencyStoreUnavailableException(
+            "intake paused: " + intake.pausedReason().orElse("")),
+        0,
+        false);
   }
 
   /**

@@ -1,5 +1,6 @@
 package dev.siglo.kafka.internal;
 
+import dev.siglo.consumer.engine.IntakeGate;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.support.Time;
@@ -52,7 +53,10 @@ public final class PollLoop implements Runnable {
   private volatile boolean stopRequested;
   private volatile Duration closeTimeout;
   private volatile Consumer<byte[], byte[]> consumer;
+  private final IntakeGate intake;
   private boolean paused;
+  private boolean gateClosed;
+  private boolean fetchPaused;
 
   /**
    * The runtime's loop: a {@link KafkaConsumer} reading bytes, the engine on the workers, dead
@@ -81,7 +85,8 @@ public final class PollLoop implements Runnable {
         topics -> AdminTopics.create(settings.clientProperties(), topics),
         workers,
         termination,
-        Time.SYSTEM);
+        Time.SYSTEM,
+        processor.intake());
   }
 
   private PollLoop(
@@ -91,8 +96,10 @@ public final class PollLoop implements Runnable {
       java.util.function.Consumer<Set<String>> topicCreator,
       ExecutorService workers,
       CompletableFuture<Void> termination,
-      Time time) {
+      Time time,
+      IntakeGate intake) {
     this.settings = settings;
+    this.intake = intake;
     this.topicCreator = topicCreator;
     this.consumers = consumers;
     this.workers = workers;
@@ -103,7 +110,13 @@ public final class PollLoop implements Runnable {
     this.offsets = new OffsetCommitter(settings.commitInterval(), time, settings.metrics());
     this.dispatcher =
         new Dispatcher(
-            settings.ordering(), settings.concurrency(), workers, runner.runner(), offsets, time);
+            settings.ordering(),
+            settings.concurrency(),
+            workers,
+            runner.runner(),
+            offsets,
+            time,
+            intake);
   }
 
   /**
@@ -116,6 +129,7 @@ public final class PollLoop implements Runnable {
    * @param workers the worker pool, shut down at the end
    * @param termination completed when the loop ends
    * @param time the time intervals, deadlines and retry delays are measured on
+   * @param intake the gate: while it is closed every assigned partition is paused
    * @return the loop
    */
   static PollLoop of(
@@ -125,7 +139,8 @@ public final class PollLoop implements Runnable {
       java.util.function.Consumer<Set<String>> topicCreator,
       ExecutorService workers,
       CompletableFuture<Void> termination,
-      Time time) {
+      Time time,
+      IntakeGate intake) {
     return new PollLoop(
         settings,
         consumers,
@@ -133,7 +148,8 @@ public final class PollLoop implements Runnable {
         topicCreator,
         workers,
         termination,
-        time);
+        time,
+        intake);
   }
 
   /** A record runner and what must be closed with the loop. */
@@ -148,7 +164,14 @@ public final class PollLoop implements Runnable {
             settings.groupId(),
             settings.deadLetterTimeout().toMillis());
     return new RunnerAndResources(
-        new EngineRunner(processor, deadLetters, settings.deadLetterDeclines()), deadLetters);
+        new EngineRunner(processor, deadLetters, settings.deadLetterDeclines()),
+        () -> {
+          try {
+            deadLetters.close();
+          } finally {
+            processor.close();
+          }
+        });
   }
 
   /**
@@ -178,9 +201,9 @@ public final class PollLoop implements Runnable {
     try (Consumer<byte[], byte[]> c = consumers.get()) {
       consumer = c;
       if (settings.metrics() != null) {
-        settings
-            .metrics()
-            .inFlight("kafka", String.join(",", settings.topics()), inFlightGauge::get);
+        String topics = String.join(",", settings.topics());
+        settings.metrics().inFlight("kafka", topics, inFlightGauge::get);
+        settings.metrics().paused("kafka", topics, () -> !intake.isOpen());
       }
       subscribe(c);
       while (!stopRequested) {
@@ -304,14 +327,34 @@ public final class PollLoop implements Runnable {
     }
   }
 
+  /**
+   * Pauses fetching while too much is buffered, and every assigned partition (newly assigned ones
+   * too) while the intake gate is closed; the loop keeps polling, so the consumer stays in its
+   * group. Fetching resumes once neither holds.
+   */
   private void applyBackpressure(Consumer<byte[], byte[]> c) {
     int buffered = dispatcher.buffered();
     if (buffered >= settings.maxBuffered()) {
-      c.pause(c.assignment());
       paused = true;
     } else if (paused && buffered <= settings.maxBuffered() / 2) {
-      c.resume(c.paused());
       paused = false;
+    }
+    boolean closed = !intake.isOpen();
+    if (closed != gateClosed) {
+      gateClosed = closed;
+      log.warn(
+          closed
+              ? "Siglo Kafka consumer of group '{}': intake paused ({})"
+              : "Siglo Kafka consumer of group '{}': intake resumed{}",
+          settings.groupId(),
+          intake.pausedReason().orElse(""));
+    }
+    if (paused || gateClosed) {
+      c.pause(c.assignment());
+      fetchPaused = true;
+    } else if (fetchPaused) {
+      c.resume(c.paused());
+      fetchPaused = false;
     }
   }
 

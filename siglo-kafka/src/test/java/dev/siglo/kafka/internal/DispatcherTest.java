@@ -46,13 +46,15 @@ class DispatcherTest {
         return new Completion(w, d, null);
       };
 
+  private final SwitchGate gate = new SwitchGate();
+
   DispatcherTest() {
     consumer.assign(List.of(TP));
     offsets.assigned(List.of(TP));
   }
 
   private Dispatcher dispatcher(Ordering ordering, Executor workers) {
-    return new Dispatcher(ordering, 4, workers, runner, offsets, time);
+    return new Dispatcher(ordering, 4, workers, runner, offsets, time, gate);
   }
 
   private void poll(Dispatcher d, long offset, String key) {
@@ -160,6 +162,53 @@ class DispatcherTest {
   }
 
   @Test
+  void anUncountedRetryRunsTheSameDeliveryAttemptAgain() {
+    script.put(
+        0L,
+        new ArrayDeque<>(
+            List.of(
+                new Disposition.NackRetry(
+                    Duration.ZERO, new IllegalStateException("store down"), 1, false))));
+    Dispatcher d = dispatcher(Ordering.KEY, Runnable::run);
+    poll(d, 0, "a");
+
+    d.dispatch();
+    d.drainCompletions(0);
+    d.dispatch();
+    d.drainCompletions(0);
+
+    assertThat(runs).as("a store outage spends no delivery").containsExactly("0@1", "0@1");
+    assertThat(committed()).isEqualTo(1);
+  }
+
+  @Test
+  void aClosedGateStartsNothingAndARecordHandedOverBeforeItClosedWaitsForItToOpen() {
+    List<Runnable> handedOver = new ArrayList<>();
+    Dispatcher d = dispatcher(Ordering.KEY, handedOver::add);
+    poll(d, 0, "a");
+    poll(d, 1, "b");
+    d.dispatch();
+    gate.close("idempotency store unavailable");
+    handedOver.forEach(Runnable::run);
+    d.drainCompletions(0);
+    poll(d, 2, "c");
+    d.dispatch();
+
+    assertThat(runs).as("nothing runs while intake is paused").isEmpty();
+    assertThat(committed()).isZero();
+    assertThat(d.buffered()).isEqualTo(3);
+
+    gate.open();
+    handedOver.clear();
+    d.dispatch();
+    handedOver.forEach(Runnable::run);
+    d.drainCompletions(0);
+
+    assertThat(runs).containsExactlyInAnyOrder("0@1", "1@1", "2@1");
+    assertThat(committed()).isEqualTo(3);
+  }
+
+  @Test
   void aConfigurationErrorStopsTheConsumerInsteadOfRetrying() {
     script.put(
         0L,
@@ -187,7 +236,8 @@ class DispatcherTest {
             Runnable::run,
             (w, attempt) -> new Completion(w, null, new OutOfMemoryError("heap")),
             offsets,
-            time);
+            time,
+            gate);
     poll(d, 0, "a");
     d.dispatch();
 

@@ -43,6 +43,7 @@ class PollLoopTest {
       new Disposition.Ack(Disposition.AckReason.PROCESSED, new Outcome.Success("null"));
 
   private final ManualTime time = new ManualTime();
+  private final SwitchGate gate = new SwitchGate();
   private final Map<TopicPartition, Long> commits = new ConcurrentHashMap<>();
 
   /** Records every commit: MockConsumer answers {@code committed} only while assigned and open. */
@@ -104,7 +105,8 @@ class PollLoopTest {
             created::addAll,
             workers,
             termination,
-            time);
+            time,
+            gate);
     pollThread = new Thread(loop, "test-poll");
     pollThread.start();
   }
@@ -159,6 +161,22 @@ class PollLoopTest {
     time.advance(SigloKafkaConsumer.DEFAULT_COMMIT_INTERVAL);
 
     await().atMost(Duration.ofSeconds(10)).until(() -> committed(P0) == 3 && committed(P1) == 3);
+  }
+
+  @Test
+  void whileTheGateIsClosedEveryAssignedPartitionIsPausedAndNothingRunsThenAllResume() {
+    topicExistsWithTwoPartitions();
+    gate.close("idempotency store unavailable");
+    start(settings(SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT, false));
+    assignAndSend(List.of(P0, P1), 3);
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> consumer.paused().equals(Set.of(P0, P1)));
+    assertThat(runs.get()).as("no record starts while intake is paused").isZero();
+
+    gate.open();
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == 6);
+    await().atMost(Duration.ofSeconds(10)).until(() -> consumer.paused().isEmpty());
   }
 
   @Test

@@ -1,7 +1,5 @@
 package dev.siglo.sqs.internal;
 
-import dev.siglo.consumer.store.ClaimToken;
-import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.support.NamedThreads;
 import dev.siglo.consumer.support.Time;
 import java.time.Duration;
@@ -17,21 +15,19 @@ import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
  * Keeps long-running messages invisible: a message whose handler runs past a fraction of the
- * visibility timeout gets its visibility extended by another timeout, and its claim lease renewed
- * with it; the heartbeat stops when the handler ends. Time is injected: {@link #beat()} decides on
- * {@link Time#nanoTime()}, and {@link #startTicking()} calls it on a named daemon thread.
- * Thread-safe.
+ * visibility timeout gets its visibility extended by another timeout; the heartbeat stops when the
+ * handler ends. (Claim leases are renewed by the engine, on the lease's own cadence.) Time is
+ * injected: {@link #beat()} decides on {@link Time#nanoTime()}, and {@link #startTicking()} calls
+ * it on a named daemon thread. Thread-safe.
  */
 final class Heartbeat implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Heartbeat.class);
   private static final long MIN_TICK_MILLIS = 100;
 
-  /** A running message and, once its handler started, its claim. */
+  /** A running message. */
   static final class Running {
     final Message message;
     volatile long lastExtendedNanos;
-    volatile String key;
-    volatile ClaimToken token;
 
     Running(Message message, long startedNanos) {
       this.message = message;
@@ -41,24 +37,17 @@ final class Heartbeat implements AutoCloseable {
 
   private final Map<String, Running> running = new ConcurrentHashMap<>();
   private final BiConsumer<Message, Duration> extendVisibility;
-  private final IdempotencyStore store;
   private final SqsRuntimeConfig settings;
   private final Time time;
   private ScheduledExecutorService ticker;
 
   /**
    * @param extendVisibility changes a message's visibility timeout
-   * @param store the store whose claim leases are renewed
-   * @param settings the visibility timeout, heartbeat fraction and lease
+   * @param settings the visibility timeout and heartbeat fraction
    * @param time the time the heartbeat decides on
    */
-  Heartbeat(
-      BiConsumer<Message, Duration> extendVisibility,
-      IdempotencyStore store,
-      SqsRuntimeConfig settings,
-      Time time) {
+  Heartbeat(BiConsumer<Message, Duration> extendVisibility, SqsRuntimeConfig settings, Time time) {
     this.extendVisibility = extendVisibility;
-    this.store = store;
     this.settings = settings;
     this.time = time;
   }
@@ -74,10 +63,8 @@ final class Heartbeat implements AutoCloseable {
     }
   }
 
-  Running start(Message m) {
-    Running r = new Running(m, time.nanoTime());
-    running.put(m.messageId(), r);
-    return r;
+  void start(Message m) {
+    running.put(m.messageId(), new Running(m, time.nanoTime()));
   }
 
   void stop(Message m) {
@@ -95,9 +82,6 @@ final class Heartbeat implements AutoCloseable {
       try {
         extendVisibility.accept(r.message, settings.visibilityTimeout());
         r.lastExtendedNanos = now;
-        if (r.key != null && r.token != null) {
-          store.renewLease(r.key, r.token, settings.lease());
-        }
       } catch (RuntimeException e) {
         log.warn("heartbeat of message {} failed: {}", r.message.messageId(), e.toString());
       }

@@ -4,7 +4,6 @@ import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.engine.Disposition;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.error.SigloConfigurationException;
-import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.support.NamedThreads;
 import dev.siglo.consumer.support.Time;
 import java.time.Duration;
@@ -45,6 +44,7 @@ public final class SqsRuntime {
   private final ExecutorService workers;
   private final QueueActions actions;
   private static final Duration RECEIVE_RETRY_PAUSE = Duration.ofSeconds(1);
+  private static final Duration INTAKE_CHECK = Duration.ofSeconds(1);
 
   private final Time time;
   private final Heartbeat heartbeat;
@@ -57,8 +57,7 @@ public final class SqsRuntime {
    * @param sqs the client (owned by the caller)
    * @param settings the settings
    * @param queueName the queue name, for messages' source
-   * @param processor the engine
-   * @param store the store, for lease renewals
+   * @param processor the engine (its intake gate pauses receiving; closed when the runtime stops)
    * @param termination completed when the runtime stops
    * @param time the time the heartbeat and the pause after a failed receive run on
    */
@@ -67,7 +66,6 @@ public final class SqsRuntime {
       SqsRuntimeConfig settings,
       String queueName,
       MessageProcessor processor,
-      IdempotencyStore store,
       CompletableFuture<Void> termination,
       Time time) {
     this.sqs = sqs;
@@ -81,11 +79,12 @@ public final class SqsRuntime {
         Executors.newFixedThreadPool(
             settings.concurrency(), NamedThreads.daemon("siglo-sqs-worker-" + queueName, true));
     this.actions = new QueueActions(sqs, settings);
-    this.heartbeat = new Heartbeat(actions::changeVisibility, store, settings, time);
+    this.heartbeat = new Heartbeat(actions::changeVisibility, settings, time);
     if (settings.metrics() != null) {
       settings
           .metrics()
           .inFlight("sqs", queueName, () -> settings.maxInFlight() - permits.availablePermits());
+      settings.metrics().paused("sqs", queueName, () -> !processor.intake().isOpen());
     }
   }
 
@@ -105,6 +104,9 @@ public final class SqsRuntime {
     while (!stopping) {
       int granted = 0;
       try {
+        if (!processor.intake().awaitOpen(INTAKE_CHECK)) {
+          continue; // paused: receive nothing until the store (or the user's gate) is back
+        }
         if (!permits.tryAcquire(1, 1, TimeUnit.SECONDS)) {
           continue;
         }
@@ -184,7 +186,7 @@ public final class SqsRuntime {
   }
 
   private void runOne(Message m) {
-    if (stopping) {
+    if (stopping || !processor.intake().isOpen()) {
       release(m);
       return;
     }
@@ -197,7 +199,7 @@ public final class SqsRuntime {
   private void runGroup(String group, Message first) {
     Message m = first;
     while (m != null) {
-      if (stopping) {
+      if (stopping || !processor.intake().isOpen()) {
         release(m);
       } else if (handle(m) instanceof Disposition.NackRetry) {
         List<Message> rest;
@@ -217,16 +219,10 @@ public final class SqsRuntime {
   }
 
   private Disposition handle(Message m) {
-    Heartbeat.Running running = heartbeat.start(m);
+    heartbeat.start(m);
     try {
       dev.siglo.consumer.Message message = SqsMessages.toMessage(m, queueName);
-      Disposition d =
-          processor.process(
-              message,
-              (claimedMessage, key, token) -> {
-                running.key = key;
-                running.token = token;
-              });
+      Disposition d = processor.process(message);
       apply(m, d, message.deliveryAttempt());
       return d;
     } catch (RuntimeException e) {
@@ -322,6 +318,7 @@ public final class SqsRuntime {
     }
     heartbeat.close();
     actions.close();
+    processor.close();
     Throwable fatal = failure.get();
     if (fatal == null) {
       termination.complete(null);

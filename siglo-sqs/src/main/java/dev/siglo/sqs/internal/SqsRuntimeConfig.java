@@ -15,7 +15,6 @@ import java.time.Duration;
  *     null when the queue's own is to be used
  * @param heartbeatFraction a handler running past this fraction of the visibility timeout gets it
  *     extended
- * @param lease the claim lease renewed with each heartbeat
  * @param deleteInterval how long deletes wait to fill a batch of 10 (standard queues)
  * @param deadLetterQueueUrl where Siglo sends dead letters itself, or null to leave them to the
  *     queue's redrive policy
@@ -31,7 +30,6 @@ public record SqsRuntimeConfig(
     Duration waitTime,
     Duration visibilityTimeout,
     double heartbeatFraction,
-    Duration lease,
     Duration deleteInterval,
     String deadLetterQueueUrl,
     boolean deadLetterDeclines,
@@ -54,7 +52,6 @@ public record SqsRuntimeConfig(
         waitTime,
         visibilityTimeout != null ? visibilityTimeout : queueVisibility,
         heartbeatFraction,
-        lease,
         deleteInterval,
         deadLetterQueueUrl,
         deadLetterDeclines,

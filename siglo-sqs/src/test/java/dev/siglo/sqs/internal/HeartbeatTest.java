@@ -2,13 +2,8 @@ package dev.siglo.sqs.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import dev.siglo.consumer.IdempotencyConfig;
-import dev.siglo.consumer.store.ClaimToken;
-import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.support.Time;
-import java.lang.reflect.Proxy;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
@@ -16,8 +11,8 @@ import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 /**
- * The visibility heartbeat at the defaults a user gets (visibility 30 s, fraction 0.5, lease 2 min)
- * on injected time: minutes of a long handler checked without waiting.
+ * The visibility heartbeat at the defaults a user gets (visibility 30 s, fraction 0.5) on injected
+ * time: minutes of a long handler checked without waiting.
  */
 class HeartbeatTest {
   private static final Duration VISIBILITY = Duration.ofSeconds(30);
@@ -36,19 +31,6 @@ class HeartbeatTest {
         }
       };
   private final List<String> extensions = new CopyOnWriteArrayList<>();
-  private final List<String> renewals = new CopyOnWriteArrayList<>();
-  private final IdempotencyStore store =
-      (IdempotencyStore)
-          Proxy.newProxyInstance(
-              IdempotencyStore.class.getClassLoader(),
-              new Class<?>[] {IdempotencyStore.class},
-              (proxy, method, args) -> {
-                if (method.getName().equals("renewLease")) {
-                  renewals.add(args[0] + "/" + args[1] + "/" + args[2]);
-                  return Instant.EPOCH;
-                }
-                throw new AssertionError("unexpected store call " + method.getName());
-              });
   private final SqsRuntimeConfig settings =
       new SqsRuntimeConfig(
           "http://127.0.0.1/q",
@@ -59,17 +41,13 @@ class HeartbeatTest {
           Duration.ofSeconds(20),
           VISIBILITY,
           0.5,
-          IdempotencyConfig.DEFAULT_LEASE,
           Duration.ofMillis(100),
           null,
           false,
           null);
   private final Heartbeat heartbeat =
       new Heartbeat(
-          (m, visibility) -> extensions.add(m.messageId() + "/" + visibility),
-          store,
-          settings,
-          time);
+          (m, visibility) -> extensions.add(m.messageId() + "/" + visibility), settings, time);
 
   private static Message message(String id) {
     return Message.builder().messageId(id).receiptHandle("rh-" + id).build();
@@ -81,10 +59,8 @@ class HeartbeatTest {
   }
 
   @Test
-  void aHandlerRunningThreeVisibilityTimeoutsIsExtendedEveryHalfTimeoutWithItsLeaseRenewed() {
-    Heartbeat.Running r = heartbeat.start(message("m-1"));
-    r.key = "ff:idemp:_:_:order-1";
-    r.token = new ClaimToken("t-1");
+  void aHandlerRunningThreeVisibilityTimeoutsIsExtendedEveryHalfTimeout() {
+    heartbeat.start(message("m-1"));
     Duration tick = heartbeat.tick();
 
     for (Duration run = Duration.ZERO;
@@ -95,9 +71,6 @@ class HeartbeatTest {
 
     assertThat(tick).isEqualTo(Duration.ofMillis(7_500));
     assertThat(extensions).hasSize(6).containsOnly("m-1/" + VISIBILITY);
-    assertThat(renewals)
-        .hasSize(6)
-        .containsOnly("ff:idemp:_:_:order-1/t-1/" + IdempotencyConfig.DEFAULT_LEASE);
   }
 
   @Test
@@ -109,7 +82,6 @@ class HeartbeatTest {
     assertThat(extensions).isEmpty();
     advanceAndBeat(Duration.ofNanos(1));
     assertThat(extensions).containsExactly("m-1/" + VISIBILITY);
-    assertThat(renewals).as("no claim yet, no renewal").isEmpty();
   }
 
   @Test
@@ -133,7 +105,6 @@ class HeartbeatTest {
               }
               extensions.add(m.messageId() + "/" + visibility);
             },
-            store,
             settings,
             time);
     failing.start(message("m-bad"));

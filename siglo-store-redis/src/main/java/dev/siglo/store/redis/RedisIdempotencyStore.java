@@ -7,14 +7,15 @@ import dev.siglo.consumer.error.OutcomeTooLargeException;
 import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.store.BatchClaimResult;
 import dev.siglo.consumer.store.BatchCompleteResult;
+import dev.siglo.consumer.store.BatchRenewResult;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.CompleteRequest;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.Outcome;
+import dev.siglo.consumer.store.RenewRequest;
 import dev.siglo.consumer.store.StoreKeys;
-import dev.siglo.consumer.support.Durations;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -250,21 +251,41 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
   @Override
   public Instant renewLease(String key, ClaimToken token, Duration lease) {
-    byte[] k = redisKey(key);
-    Objects.requireNonNull(token, "token");
-    Durations.requirePositive(lease, "lease");
-    Object leaseEnd =
-        call(
-            "renew",
-            () ->
-                RENEW.run(
-                    redis,
-                    List.of(k),
-                    List.of(now(), bytes(token.value()), number(lease.toMillis()), grace)));
-    if (leaseEnd == null) {
-      throw token.notHeldOn(key);
+    return renewAll(List.of(new RenewRequest(key, token, lease))).get(0).leaseExpiresAtOrThrow();
+  }
+
+  /** Renews the whole batch in one script call (one round trip). */
+  @Override
+  public List<BatchRenewResult> renewAll(List<RenewRequest> requests) {
+    BatchRenewResult[] out = new BatchRenewResult[requests.size()];
+    List<Integer> sent = new ArrayList<>(requests.size());
+    List<byte[]> keys = new ArrayList<>(requests.size());
+    List<byte[]> args = new ArrayList<>(2 + 2 * requests.size());
+    args.add(now());
+    args.add(grace);
+    for (int i = 0; i < requests.size(); i++) {
+      RenewRequest r = requests.get(i);
+      try {
+        keys.add(redisKey(r.key()));
+      } catch (InvalidIdempotencyKeyException e) {
+        out[i] = BatchRenewResult.failed(r, e);
+        continue;
+      }
+      args.add(bytes(r.token().value()));
+      args.add(number(r.lease().toMillis()));
+      sent.add(i);
     }
-    return instant(leaseEnd);
+    List<?> answers =
+        sent.isEmpty() ? List.of() : (List<?>) call("renew", () -> RENEW.run(redis, keys, args));
+    for (int s = 0; s < sent.size(); s++) {
+      RenewRequest r = requests.get(sent.get(s));
+      Object answer = answers.get(s);
+      out[sent.get(s)] =
+          answer instanceof byte[]
+              ? BatchRenewResult.renewed(r, instant(answer))
+              : BatchRenewResult.failed(r, r.token().notHeldOn(r.key()));
+    }
+    return List.of(out);
   }
 
   @Override

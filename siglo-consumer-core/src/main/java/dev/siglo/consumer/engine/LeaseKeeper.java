@@ -1,0 +1,198 @@
+package dev.siglo.consumer.engine;
+
+import dev.siglo.consumer.Message;
+import dev.siglo.consumer.error.IdempotencyLeaseLostException;
+import dev.siglo.consumer.event.SigloEvent;
+import dev.siglo.consumer.store.BatchRenewResult;
+import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.store.IdempotencyStore;
+import dev.siglo.consumer.store.RenewRequest;
+import dev.siglo.consumer.support.NamedThreads;
+import dev.siglo.consumer.support.Time;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Keeps every live claim of a running handler or step held: a claim is renewed for another lease
+ * once {@link #RENEW_FRACTION} of its lease has passed since it was claimed or last renewed, all
+ * due claims in one {@link IdempotencyStore#renewAll} call, so only a holder whose process died or
+ * froze past its lease is ever taken over. A renewal that finds the claim taken over marks it
+ * {@linkplain Held#lost() lost} and emits {@link SigloEvent.LeaseLost}; a store that cannot be
+ * reached is tried again at the next tick (the claim keeps its last lease end).
+ *
+ * <p>{@link #renewDue()} decides on the injected {@link Time}; {@link #startTicking()} calls it
+ * every {@link #TICK} on a named daemon thread, started with the first held claim. Thread-safe.
+ */
+final class LeaseKeeper implements AutoCloseable {
+  private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
+
+  /** The part of a lease after which a claim is renewed: a third, leaving two thirds of slack. */
+  static final double RENEW_FRACTION = 1.0 / 3;
+
+  /** How often the ticking thread looks for due claims. */
+  static final Duration TICK = Duration.ofMillis(50);
+
+  /** One held claim. */
+  static final class Held {
+    final Message message;
+    final String key;
+    final ClaimToken token;
+    final Duration lease;
+    private final long renewEveryNanos;
+    private volatile long dueNanos;
+    private volatile boolean lost;
+
+    private Held(Message message, String key, ClaimToken token, Duration lease, long nowNanos) {
+      this.message = message;
+      this.key = key;
+      this.token = token;
+      this.lease = lease;
+      this.renewEveryNanos = Math.max(1, (long) (lease.toNanos() * RENEW_FRACTION));
+      this.dueNanos = nowNanos + renewEveryNanos;
+    }
+
+    /**
+     * @return whether a renewal found the claim taken over by another holder
+     */
+    boolean lost() {
+      return lost;
+    }
+  }
+
+  private final IdempotencyStore store;
+  private final Time time;
+  private final EventSink events;
+  private final Set<Held> held = ConcurrentHashMap.newKeySet();
+  private final java.util.concurrent.locks.ReentrantLock renewing =
+      new java.util.concurrent.locks.ReentrantLock();
+  private ScheduledExecutorService ticker;
+  private boolean closed;
+
+  LeaseKeeper(IdempotencyStore store, Time time, EventSink events) {
+    this.store = store;
+    this.time = time;
+    this.events = events;
+  }
+
+  /** Starts renewing a claim until {@link #release}. */
+  Held hold(Message message, String key, ClaimToken token, Duration lease) {
+    Held h = new Held(message, key, token, lease, time.nanoTime());
+    held.add(h);
+    ensureTicking();
+    return h;
+  }
+
+  /** Stops renewing a claim (it was completed, released or abandoned). */
+  void release(Held h) {
+    held.remove(h);
+  }
+
+  /**
+   * @return the claims held now
+   */
+  int held() {
+    return held.size();
+  }
+
+  /** Renews every claim whose renewal is due, in one batch call; calls run one at a time. */
+  void renewDue() {
+    renewing.lock();
+    try {
+      renewDueNow();
+    } finally {
+      renewing.unlock();
+    }
+  }
+
+  private void renewDueNow() {
+    long now = time.nanoTime();
+    List<Held> due = new ArrayList<>();
+    for (Held h : held) {
+      if (!h.lost && now - h.dueNanos >= 0) {
+        due.add(h);
+      }
+    }
+    if (due.isEmpty()) {
+      return;
+    }
+    List<RenewRequest> requests = new ArrayList<>(due.size());
+    for (Held h : due) {
+      requests.add(new RenewRequest(h.key, h.token, h.lease));
+    }
+    List<BatchRenewResult> answers;
+    try {
+      answers = store.renewAll(requests);
+    } catch (RuntimeException e) {
+      log.warn("renewing {} claim lease(s) failed ({}); retrying", due.size(), e.toString());
+      return;
+    }
+    for (int i = 0; i < due.size(); i++) {
+      Held h = due.get(i);
+      RuntimeException failure = answers.get(i).failure();
+      if (failure == null) {
+        h.dueNanos = now + h.renewEveryNanos;
+      } else if (failure instanceof IdempotencyLeaseLostException) {
+        leaseLost(h);
+      } else {
+        log.warn("renewing the lease of key '{}' failed: {}", h.key, failure.toString());
+      }
+    }
+  }
+
+  private void leaseLost(Held h) {
+    h.lost = true;
+    log.warn(
+        "{} key '{}': its claim was taken over by another holder while it ran (this process was"
+            + " frozen or cut off from the store past its lease of {}); its outcome will not be"
+            + " recorded",
+        h.message,
+        h.key,
+        h.lease);
+    if (events.enabled()) {
+      events.emit(new SigloEvent.LeaseLost(h.message, h.key, h.lease));
+    }
+  }
+
+  private synchronized void ensureTicking() {
+    if (ticker == null && !closed) {
+      startTicking();
+    }
+  }
+
+  /** Calls {@link #renewDue()} every {@link #TICK} on a daemon thread until {@link #close()}. */
+  synchronized void startTicking() {
+    if (ticker != null || closed) {
+      return;
+    }
+    ticker =
+        Executors.newSingleThreadScheduledExecutor(
+            NamedThreads.daemon("siglo-lease-keeper", false));
+    long every = TICK.toMillis();
+    ticker.scheduleWithFixedDelay(this::tickSafely, every, every, TimeUnit.MILLISECONDS);
+  }
+
+  private void tickSafely() {
+    try {
+      renewDue();
+    } catch (RuntimeException e) {
+      log.warn("lease renewal failed: {}", e.toString(), e);
+    }
+  }
+
+  /** Stops the ticking thread; held claims are no longer renewed. Idempotent. */
+  @Override
+  public synchronized void close() {
+    closed = true;
+    if (ticker != null) {
+      ticker.shutdownNow();
+    }
+  }
+}
