@@ -125,13 +125,8 @@ public final class FaultConsumerMain {
             return null;
           };
     }
-    RetryConfig retry =
-        RetryConfig.custom()
-            .maxAttempts(3)
-            .backoff(Duration.ofMillis(50), Duration.ofMillis(500))
-            .redeliveryBackoff(Duration.ofMillis(200), Duration.ofSeconds(2))
-            .maxDeliveries(1_000)
-            .build();
+    // the retry and delivery defaults a user gets: a fault the defaults cannot survive is a bug
+    RetryConfig retry = RetryConfig.defaults();
     SigloEventListener seen =
         event -> {
           if (event instanceof SigloEvent.Processed

@@ -1,5 +1,7 @@
 package dev.siglo.faults;
 
+import java.time.Duration;
+
 /**
  * How large the suite runs: {@code ci} (a few minutes, in {@code mvn verify}) or {@code soak}
  * (20,000 messages per scenario, five kills).
@@ -8,12 +10,14 @@ package dev.siglo.faults;
  * @param copies deliveries of each key
  * @param kills consumer kills in the kill scenarios
  * @param minutesPerScenario the longest a scenario may take to reach the end
+ * @param outage how long the store is down in the outage scenarios: longer than the whole
+ *     redelivery budget of the default retry settings (1 + 2 + 4 + 8 s of backoff) at either size
  */
-record FaultSize(int keys, int copies, int kills, int minutesPerScenario) {
+record FaultSize(int keys, int copies, int kills, int minutesPerScenario, Duration outage) {
   static FaultSize named(String name) {
     return switch (name) {
-      case "ci" -> new FaultSize(300, 3, 3, 4);
-      case "soak" -> new FaultSize(6_667, 3, 5, 20);
+      case "ci" -> new FaultSize(300, 3, 3, 4, Duration.ofSeconds(20));
+      case "soak" -> new FaultSize(6_667, 3, 5, 20, Duration.ofSeconds(60));
       default -> throw new IllegalArgumentException("unknown size '" + name + "' (ci or soak)");
     };
   }

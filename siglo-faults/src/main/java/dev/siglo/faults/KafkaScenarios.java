@@ -127,7 +127,10 @@ final class KafkaScenarios {
     return run(
         "store outage",
         mode,
-        (redis ? "Redis" : "PostgreSQL") + " stopped for 5 s at a third of the run",
+        (redis ? "Redis" : "PostgreSQL")
+            + " stopped for "
+            + size.outage().toSeconds()
+            + " s at a third of the run",
         lab.kafka.bootstrapServers(),
         m,
         Map.of(),
@@ -139,7 +142,7 @@ final class KafkaScenarios {
           } else {
             lab.postgres.stop();
           }
-          outage(Duration.ofSeconds(5));
+          outage(size.outage());
           Instant restarted = Instant.now();
           if (redis) {
             lab.redis.start();
@@ -203,6 +206,26 @@ final class KafkaScenarios {
           run.startConsumer();
           run.awaitEffects(before + Math.max(10, m.effectKeys.size() / 4), Duration.ofMinutes(3));
           frozen.thaw();
+        });
+  }
+
+  /**
+   * Scenario 5b: every 50th key's handler runs 10 s, more than 3 × its 3 s lease, while the copies
+   * of its key arrive on other partitions and a second consumer joins (a rebalance moves
+   * partitions): the long handler is never taken over while its process lives.
+   */
+  Verdict longHandlers(String mode) throws Exception {
+    Manifest m = Manifest.duplicates("long", size.keys(), size.copies(), 50, 9);
+    return run(
+        "handlers longer than 3 × lease",
+        mode,
+        m.slow + " handlers of 10 s, lease 3 s, copies on other partitions, a consumer joins",
+        lab.kafka.bootstrapServers(),
+        m,
+        Map.of("leaseMillis", "3000", "slowMillis", "10000"),
+        run -> {
+          run.awaitEffects(m.effectKeys.size() / 3, Duration.ofMinutes(3));
+          run.startConsumer();
         });
   }
 

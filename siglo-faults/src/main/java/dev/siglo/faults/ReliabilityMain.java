@@ -93,12 +93,16 @@ public final class ReliabilityMain {
               new Named("store-outage/tx", () -> kafka.storeOutage("tx")),
               new Named("rebalance-storm/tx", () -> kafka.rebalanceStorm("tx")),
               new Named("rebalance-storm/outside", () -> kafka.rebalanceStorm("outside")),
+              new Named("long-handlers/tx", () -> kafka.longHandlers("tx")),
+              new Named("long-handlers/outside", () -> kafka.longHandlers("outside")),
               new Named("lease-expiry/tx", () -> kafka.leaseExpiry("tx")),
               new Named("lease-expiry/outside", () -> kafka.leaseExpiry("outside")),
               new Named("poison-mix/tx", () -> kafka.poisonMix("tx")),
               new Named("sqs-kills/tx", () -> sqs.consumerKills("tx")),
               new Named("sqs-kills/outside", () -> sqs.consumerKills("outside")),
-              new Named("sqs-slow/tx", () -> sqs.slowHandlers("tx")));
+              new Named("sqs-slow/tx", () -> sqs.slowHandlers("tx")),
+              new Named("sqs-store-outage/outside", () -> sqs.storeOutage("outside")),
+              new Named("sqs-store-outage/tx", () -> sqs.storeOutage("tx")));
       for (Named n : all) {
         if (!n.name().contains(only)) {
           continue;

@@ -2,6 +2,7 @@ package dev.siglo.faults;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -36,6 +37,7 @@ final class SqsScenarios {
       String mode,
       String faults,
       Manifest manifest,
+      Map<String, String> overrides,
       KafkaScenarios.Faults schedule)
       throws Exception {
     long start = System.nanoTime();
@@ -53,6 +55,7 @@ final class SqsScenarios {
       args.put("dlqUrl", dlq);
       args.put("visibilitySeconds", Integer.toString(VISIBILITY_SECONDS));
       args.put("slowMillis", Long.toString(VISIBILITY_SECONDS * 2_500L));
+      args.putAll(overrides);
       try (Run run = new Run(id, args, lab.effects, lab.logDir)) {
         run.startConsumer();
         schedule.inject(run);
@@ -156,6 +159,7 @@ final class SqsScenarios {
         mode,
         "2 × SIGKILL with messages in flight; visibility " + VISIBILITY_SECONDS + " s",
         m,
+        Map.of(),
         run -> {
           for (int k = 1; k <= 2; k++) {
             run.awaitEffects(m.effectKeys.size() * k / 3, Duration.ofMinutes(3));
@@ -176,8 +180,45 @@ final class SqsScenarios {
             + VISIBILITY_SECONDS * 2.5
             + " s, visibility "
             + VISIBILITY_SECONDS
-            + " s",
+            + " s, lease 3 s",
         m,
+        Map.of("leaseMillis", "3000"),
         run -> {});
+  }
+
+  /**
+   * The store stopped longer than the redelivery budget: receiving pauses, nothing dead-letters.
+   */
+  Verdict storeOutage(String mode) throws Exception {
+    Manifest m = Manifest.duplicates("sqs-outage", size.keys(), size.copies(), 0, 10);
+    boolean redis = mode.equals("outside");
+    return run(
+        "SQS store outage",
+        mode,
+        (redis ? "Redis" : "PostgreSQL")
+            + " stopped for "
+            + size.outage().toSeconds()
+            + " s at a third of the run",
+        m,
+        Map.of(),
+        run -> {
+          run.awaitEffects(m.effectKeys.size() / 3, Duration.ofMinutes(3));
+          Instant stopped = Instant.now();
+          if (redis) {
+            lab.redis.stop();
+          } else {
+            lab.postgres.stop();
+          }
+          Thread.sleep(size.outage().toMillis()); // the outage's length: part of the fault
+          Instant restarted = Instant.now();
+          if (redis) {
+            lab.redis.start();
+          } else {
+            lab.postgres.startAgain();
+          }
+          // handlers that held a claim when the store stopped may finish in the first second
+          run.effectsWhileStoreDown =
+              lab.effects.between(run.id, stopped.plusSeconds(1), restarted);
+        });
   }
 }

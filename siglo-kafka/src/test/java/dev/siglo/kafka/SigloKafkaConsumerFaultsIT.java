@@ -1,0 +1,253 @@
+package dev.siglo.kafka;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import dev.siglo.consumer.IdempotencyConfig;
+import dev.siglo.consumer.MessageHandler;
+import dev.siglo.consumer.PayloadDecoder;
+import dev.siglo.consumer.Step;
+import dev.siglo.consumer.event.SigloEvent;
+import dev.siglo.consumer.metrics.SigloMetrics;
+import dev.siglo.store.redis.RedisIdempotencyStore;
+import dev.siglo.store.redis.RedisStoreConfig;
+import dev.siglo.testkit.KafkaBrokerExtension;
+import dev.siglo.testkit.RedisServer;
+import io.micrometer.core.instrument.Timer;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.apache.kafka.common.TopicPartition;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Production faults on a real broker and a real Redis, at the retry and delivery defaults a user
+ * gets: handlers that outlive their lease three times over while copies of their keys arrive on
+ * other partitions, and a Redis outage longer than the whole redelivery budget.
+ */
+class SigloKafkaConsumerFaultsIT {
+  @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
+  private static final Duration LEASE = Duration.ofSeconds(2);
+  private static final Duration LONG_WORK = LEASE.multipliedBy(7).dividedBy(2);
+  private static KafkaTestSupport kafka;
+  private static RedisServer redis;
+
+  @BeforeAll
+  static void connect() {
+    kafka = new KafkaTestSupport(KAFKA.broker());
+    redis = RedisServer.custom().start();
+  }
+
+  @AfterAll
+  static void disconnect() {
+    kafka.close();
+    redis.close();
+  }
+
+  private static String unique(String name) {
+    return name + "-" + System.nanoTime();
+  }
+
+  private static RedisIdempotencyStore store() {
+    return RedisIdempotencyStore.of(
+        RedisStoreConfig.custom()
+            .hostAndPort(redis.host(), redis.port())
+            .keyPrefix(unique("t") + ":")
+            .build());
+  }
+
+  private static SigloKafkaConsumer.Builder<String> consumer(
+      String group, String topic, RedisIdempotencyStore store, MessageHandler<String> handler) {
+    return SigloKafkaConsumer.builder(PayloadDecoder.utf8(), handler)
+        .bootstrapServers(KAFKA.broker().bootstrapServers())
+        .groupId(group)
+        .topics(topic)
+        .store(store)
+        .commitInterval(Duration.ofMillis(100));
+  }
+
+  private static void awaitCommittedToEnd(String group, String topic, int partitions) {
+    await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(250))
+        .untilAsserted(
+            () -> {
+              Map<TopicPartition, Long> end =
+                  new java.util.HashMap<>(kafka.endOffsets(topic, partitions));
+              end.values().removeIf(offset -> offset == 0L);
+              assertThat(kafka.committed(group)).containsAllEntriesOf(end);
+            });
+  }
+
+  private static long deadLetters(String topic) throws Exception {
+    return kafka.endOffsets(topic + "-dlt", 1).values().stream().mapToLong(Long::longValue).sum();
+  }
+
+  @Test
+  void aHandlerRunningThreeAndAHalfLeasesRunsOnceWhileCopiesOfItsKeyArriveOnOtherPartitions()
+      throws Exception {
+    String topic = unique("slow");
+    String group = unique("g");
+    KAFKA.broker().createTopics(3, topic);
+    KAFKA.broker().createTopics(1, topic + "-dlt");
+    AtomicInteger effects = new AtomicInteger();
+    CountDownLatch started = new CountDownLatch(1);
+    List<SigloEvent> events = new CopyOnWriteArrayList<>();
+    try (RedisIdempotencyStore store = store();
+        SigloKafkaConsumer<String> c =
+            consumer(
+                    group,
+                    topic,
+                    store,
+                    (v, ctx) -> {
+                      effects.incrementAndGet();
+                      started.countDown();
+                      Thread.sleep(LONG_WORK.toMillis()); // the slow work under test
+                      return "charged";
+                    })
+                .idempotency(IdempotencyConfig.custom().lease(LEASE).build())
+                .listener(events::add)
+                .build()) {
+      c.start();
+      kafka.send(topic, 0, null, "order-1", "a");
+      kafka.flush();
+      assertThat(started.await(60, TimeUnit.SECONDS)).isTrue();
+      kafka.send(topic, 1, null, "order-1", "a"); // while it runs
+      kafka.flush();
+      Thread.sleep(LEASE.multipliedBy(2).toMillis()); // the fault: two leases pass
+      kafka.send(topic, 2, null, "order-1", "a"); // past two leases: a takeover would happen now
+      kafka.flush();
+
+      awaitCommittedToEnd(group, topic, 3);
+    }
+    assertThat(effects).as("never taken over while its process lives").hasValue(1);
+    assertThat(events).noneMatch(e -> e instanceof SigloEvent.LeaseLost);
+    assertThat(events).filteredOn(e -> e instanceof SigloEvent.Duplicate).hasSize(2);
+    assertThat(deadLetters(topic)).isZero();
+  }
+
+  @Test
+  void aStepRunningThreeAndAHalfLeasesSharedByTwoMessagesRunsOnce() throws Exception {
+    String topic = unique("step");
+    String group = unique("g");
+    KAFKA.broker().createTopics(2, topic);
+    KAFKA.broker().createTopics(1, topic + "-dlt");
+    AtomicInteger stepEffects = new AtomicInteger();
+    AtomicInteger handlerCalls = new AtomicInteger();
+    CountDownLatch started = new CountDownLatch(1);
+    Step<String, String> charge =
+        Step.of(
+                "charge",
+                String.class,
+                (String invoice) -> {
+                  stepEffects.incrementAndGet();
+                  started.countDown();
+                  Thread.sleep(LONG_WORK.toMillis()); // the slow work under test
+                  return "charged " + invoice;
+                })
+            .idempotent(
+                invoice -> "charge:" + invoice, IdempotencyConfig.custom().lease(LEASE).build())
+            .absoluteKey();
+    try (RedisIdempotencyStore store = store();
+        SigloKafkaConsumer<String> c =
+            consumer(
+                    group,
+                    topic,
+                    store,
+                    (v, ctx) -> {
+                      handlerCalls.incrementAndGet();
+                      return ctx.run(charge, v);
+                    })
+                .build()) {
+      c.start();
+      kafka.send(topic, 0, null, "order-A", "inv-7");
+      kafka.flush();
+      assertThat(started.await(60, TimeUnit.SECONDS)).isTrue();
+      Thread.sleep(LEASE.multipliedBy(2).toMillis()); // the fault: two leases pass
+      kafka.send(topic, 1, null, "order-B", "inv-7"); // another message, the same invoice
+      kafka.flush();
+
+      awaitCommittedToEnd(group, topic, 2);
+    }
+    assertThat(handlerCalls).hasValue(2);
+    assertThat(stepEffects).as("the step's claim was renewed while it ran").hasValue(1);
+    assertThat(deadLetters(topic)).isZero();
+  }
+
+  @Test
+  void aRedisOutageLongerThanTheRedeliveryBudgetPausesConsumptionAndDeadLettersNothing()
+      throws Exception {
+    String topic = unique("outage");
+    String group = unique("g");
+    KAFKA.broker().createTopics(3, topic);
+    KAFKA.broker().createTopics(1, topic + "-dlt");
+    Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    int before = 300;
+    int during = 300;
+    try (RedisIdempotencyStore store = store();
+        SigloKafkaConsumer<String> c =
+            consumer(
+                    group,
+                    topic,
+                    store,
+                    (v, ctx) -> {
+                      effects.computeIfAbsent(v, k -> new AtomicInteger()).incrementAndGet();
+                      return v;
+                    })
+                .metrics(registry)
+                .build()) {
+      c.start();
+      for (int i = 0; i < before; i++) {
+        kafka.send(topic, null, null, "order-" + i, "order-" + i);
+      }
+      kafka.flush();
+      awaitCommittedToEnd(group, topic, 3);
+
+      long callsDuringOutage;
+      redis.stop();
+      try {
+        for (int i = before; i < before + during; i++) {
+          kafka.send(topic, null, null, "order-" + i, "order-" + i);
+        }
+        kafka.flush();
+        await()
+            .atMost(Duration.ofSeconds(30))
+            .until(() -> registry.get(SigloMetrics.PAUSED).gauge().value() == 1.0);
+        long callsAtPause = storeCalls(registry);
+        // longer than the whole redelivery budget of the defaults (1 + 2 + 4 + 8 s of backoff)
+        Thread.sleep(Duration.ofSeconds(20).toMillis()); // the fault: the outage lasts 20 s
+        callsDuringOutage = storeCalls(registry) - callsAtPause;
+        assertThat(registry.get(SigloMetrics.PAUSED).gauge().value()).isEqualTo(1.0);
+      } finally {
+        redis.start(); // also when an assertion above failed: the other tests need it
+      }
+      long back = System.nanoTime();
+
+      awaitCommittedToEnd(group, topic, 3);
+      double resumedAfter = (System.nanoTime() - back) / 1e9;
+      assertThat(callsDuringOutage)
+          .as("a handful of probes, no claims of new work (%s calls)", callsDuringOutage)
+          .isLessThan(40);
+      assertThat(resumedAfter)
+          .as("resumed %s s after Redis came back", resumedAfter)
+          .isLessThan(30);
+    }
+    assertThat(effects).hasSize(before + during);
+    assertThat(effects.values()).allSatisfy(n -> assertThat(n).hasValue(1));
+    assertThat(deadLetters(topic)).as("no healthy message dead-lettered").isZero();
+  }
+
+  private static long storeCalls(SimpleMeterRegistry registry) {
+    return registry.find(SigloMetrics.STORE).timers().stream().mapToLong(Timer::count).sum();
+  }
+}
