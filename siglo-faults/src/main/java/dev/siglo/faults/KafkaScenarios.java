@@ -2,7 +2,6 @@ package dev.siglo.faults;
 
 import dev.siglo.testkit.KafkaBrokerProcess;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
@@ -123,35 +122,16 @@ final class KafkaScenarios {
    */
   Verdict storeOutage(String mode) throws Exception {
     Manifest m = duplicates("outage");
-    boolean redis = mode.equals("outside");
     return run(
         "store outage",
         mode,
-        (redis ? "Redis" : "PostgreSQL")
-            + " stopped for "
-            + size.outage().toSeconds()
-            + " s at a third of the run",
+        Lab.outageText(mode, size.outage()),
         lab.kafka.bootstrapServers(),
         m,
         Map.of(),
         run -> {
           run.awaitEffects(m.effectKeys.size() / 3, Duration.ofMinutes(3));
-          Instant stopped = Instant.now();
-          if (redis) {
-            lab.redis.stop();
-          } else {
-            lab.postgres.stop();
-          }
-          outage(size.outage());
-          Instant restarted = Instant.now();
-          if (redis) {
-            lab.redis.start();
-          } else {
-            lab.postgres.startAgain();
-          }
-          // handlers that held a claim when the store stopped may finish in the first second
-          run.effectsWhileStoreDown =
-              lab.effects.between(run.id, stopped.plusSeconds(1), restarted);
+          lab.storeOutage(run, mode, size.outage());
         });
   }
 

@@ -9,8 +9,11 @@ import dev.siglo.testkit.SqsServer;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.Map;
+import org.awaitility.Awaitility;
 
 /**
  * The servers of the suite, all on loopback and owned by it (so outages can stop and start them):
@@ -60,6 +63,44 @@ final class Lab implements AutoCloseable {
     args.put("leaseMillis", "4000");
     args.put("handlerMillis", "25");
     return args;
+  }
+
+  /**
+   * Stops the run's store ({@code outside}: Redis; {@code tx}: PostgreSQL) for {@code length},
+   * starts it again, and records the effects written while it was down (handlers that held a claim
+   * when it stopped may finish in its first second). The effects table lives in the same
+   * PostgreSQL, so after a PostgreSQL outage it is read once its pool reconnects.
+   */
+  void storeOutage(Run run, String mode, Duration length) throws InterruptedException {
+    boolean onRedis = mode.equals("outside");
+    Instant stopped = Instant.now();
+    if (onRedis) {
+      redis.stop();
+    } else {
+      postgres.stop();
+    }
+    Thread.sleep(length.toMillis()); // the outage's length: part of the fault, not a wait
+    Instant restarted = Instant.now();
+    if (onRedis) {
+      redis.start();
+    } else {
+      postgres.startAgain();
+    }
+    run.effectsWhileStoreDown =
+        Awaitility.await(run.id + ": the effects database answers")
+            .atMost(Duration.ofSeconds(60))
+            .ignoreExceptionsInstanceOf(IllegalStateException.class)
+            .until(() -> effects.between(run.id, stopped.plusSeconds(1), restarted), n -> true);
+  }
+
+  /**
+   * @return how a scenario's fault text names the outage of its store
+   */
+  static String outageText(String mode, Duration length) {
+    return (mode.equals("outside") ? "Redis" : "PostgreSQL")
+        + " stopped for "
+        + length.toSeconds()
+        + " s at a third of the run";
   }
 
   @Override

@@ -2,7 +2,6 @@ package dev.siglo.faults;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -191,34 +190,15 @@ final class SqsScenarios {
    */
   Verdict storeOutage(String mode) throws Exception {
     Manifest m = Manifest.duplicates("sqs-outage", size.keys(), size.copies(), 0, 10);
-    boolean redis = mode.equals("outside");
     return run(
         "SQS store outage",
         mode,
-        (redis ? "Redis" : "PostgreSQL")
-            + " stopped for "
-            + size.outage().toSeconds()
-            + " s at a third of the run",
+        Lab.outageText(mode, size.outage()),
         m,
         Map.of(),
         run -> {
           run.awaitEffects(m.effectKeys.size() / 3, Duration.ofMinutes(3));
-          Instant stopped = Instant.now();
-          if (redis) {
-            lab.redis.stop();
-          } else {
-            lab.postgres.stop();
-          }
-          Thread.sleep(size.outage().toMillis()); // the outage's length: part of the fault
-          Instant restarted = Instant.now();
-          if (redis) {
-            lab.redis.start();
-          } else {
-            lab.postgres.startAgain();
-          }
-          // handlers that held a claim when the store stopped may finish in the first second
-          run.effectsWhileStoreDown =
-              lab.effects.between(run.id, stopped.plusSeconds(1), restarted);
+          lab.storeOutage(run, mode, size.outage());
         });
   }
 }

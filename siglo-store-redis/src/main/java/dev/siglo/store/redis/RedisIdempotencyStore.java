@@ -58,6 +58,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
   private static final RedisScript FAIL = RedisScript.load("fail");
   private static final RedisScript RENEW = RedisScript.load("renew");
   private static final RedisScript GET = RedisScript.load("get");
+  private static final RedisScript CLEAR = RedisScript.load("clear");
   private static final byte[] SERVER_CLOCK = new byte[0];
 
   private final RedisStoreConfig config;
@@ -130,9 +131,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     List<BatchClaimResult> out = new ArrayList<>(requests.size());
     List<ClaimRequest> valid = new ArrayList<>(requests.size());
     List<byte[]> keys = new ArrayList<>(requests.size());
-    List<byte[]> args = new ArrayList<>(2 + 3 * requests.size());
+    List<byte[]> args = new ArrayList<>(3 + 3 * requests.size());
     args.add(now());
     args.add(grace);
+    args.add(prefix);
     List<ClaimToken> tokens = new ArrayList<>(requests.size());
     for (ClaimRequest r : requests) {
       try {
@@ -297,7 +299,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         : Optional.of(config.codec().decode((byte[]) outcome));
   }
 
-  /** Deletes every key under this store's key prefix (and nothing else). */
+  /**
+   * Deletes every record of this store, and nothing else: not the records of a store whose prefix
+   * starts with this one's ({@code app1:2:} beside {@code app1:}), which every record tells apart
+   * by the prefix it keeps.
+   */
   @Override
   public void clear() {
     byte[] pattern = bytes(globEscape(config.keyPrefix()) + "*");
@@ -310,7 +316,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             ScanResult<byte[]> page = redis.scan(cursor, params);
             List<byte[]> found = page.getResult();
             if (!found.isEmpty()) {
-              redis.unlink(found.toArray(new byte[0][]));
+              CLEAR.run(redis, found, List.of(prefix));
             }
             cursor = page.getCursorAsBytes();
           } while (!java.util.Arrays.equals(cursor, ScanParams.SCAN_POINTER_START_BINARY));

@@ -162,6 +162,30 @@ class RedisStoreIT {
   }
 
   @Test
+  void clearStaysInsideItsOwnStoreWhenAnotherStoresPrefixStartsWithItsPrefix() {
+    try (RedisIdempotencyStore outer =
+            RedisIdempotencyStore.of(config(REDIS.server()).keyPrefix("app1:").build());
+        RedisIdempotencyStore nested =
+            RedisIdempotencyStore.of(config(REDIS.server()).keyPrefix("app1:2:").build())) {
+      String key = IdempotencyKeys.defaults().key("order-1");
+      outer.complete(key, claimed(outer, key), new Outcome.Success("\"outer\""), TTL);
+      nested.complete(key, claimed(nested, key), new Outcome.Success("\"nested\""), TTL);
+      String held = IdempotencyKeys.defaults().key("order-2");
+      claimed(nested, held);
+
+      outer.clear();
+
+      assertThat(outer.getResult(key)).isEmpty();
+      assertThat(nested.getResult(key)).contains(new Outcome.Success("\"nested\""));
+      assertThat(nested.claim(new ClaimRequest(held, null, LEASE)).status())
+          .as("a live claim of the nested store survives too")
+          .isEqualTo(ClaimStatus.IN_PROGRESS);
+      nested.clear();
+      assertThat(nested.getResult(key)).isEmpty();
+    }
+  }
+
+  @Test
   void anUnreachableRedisIsUnavailableQuicklyAndNamesNoSecret() {
     RedisStoreConfig unreachable =
         RedisStoreConfig.custom()
