@@ -20,7 +20,7 @@ import org.apache.kafka.common.serialization.ByteArraySerializer;
  * siglo.dlt.*} headers, and waits for the broker's acknowledgement so the original offset is
  * committed only after the dead letter is durable. Thread-safe (the producer is).
  */
-final class DeadLetterPublisher implements AutoCloseable {
+final class DeadLetterPublisher implements DeadLetterSink, AutoCloseable {
 
   private final KafkaProducer<byte[], byte[]> producer;
   private final Function<String, String> topicFor;
@@ -53,7 +53,8 @@ final class DeadLetterPublisher implements AutoCloseable {
    *
    * @throws Exception when the broker does not acknowledge it in time
    */
-  void publish(
+  @Override
+  public void publish(
       ConsumerRecord<byte[], byte[]> r,
       String reason,
       ErrorClass errorClass,
@@ -72,6 +73,11 @@ final class DeadLetterPublisher implements AutoCloseable {
     producer
         .send(new ProducerRecord<>(topicFor.apply(r.topic()), null, r.key(), r.value(), headers))
         .get(timeoutMs, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public String topicFor(ConsumerRecord<byte[], byte[]> record) {
+    return topicFor.apply(record.topic());
   }
 
   private static void add(RecordHeaders headers, String name, String value) {

@@ -3,7 +3,12 @@ package dev.siglo.kafka.internal;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.engine.Disposition;
 import dev.siglo.consumer.engine.MessageProcessor;
+import dev.siglo.consumer.error.SigloConfigurationException;
+import dev.siglo.consumer.error.SigloException;
 import java.time.Duration;
+import org.apache.kafka.common.errors.AuthorizationException;
+import org.apache.kafka.common.errors.InvalidTopicException;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -11,14 +16,17 @@ import org.slf4j.LoggerFactory;
  * Runs a record through the engine on a worker thread, then publishes the dead letter its
  * disposition asks for and waits for the broker's acknowledgement, so the poll thread marks the
  * offset complete only once the dead letter is durable. A failed publish becomes a retry of the
- * record; an {@link Error} is handed back as fatal. Thread-safe.
+ * record, except one the broker refuses for good (the consumer's principal may not write to the
+ * dead-letter topic, or the topic was deleted): retrying it would hold the record's lane and the
+ * commit point for ever, so it stops the consumer with a configuration error naming the topic. An
+ * {@link Error} is handed back as fatal. Thread-safe.
  */
 final class EngineRunner implements RecordRunner {
   private static final Logger log = LoggerFactory.getLogger(EngineRunner.class);
   private static final Duration PUBLISH_RETRY_DELAY = Duration.ofSeconds(1);
 
   private final MessageProcessor processor;
-  private final DeadLetterPublisher deadLetters;
+  private final DeadLetterSink deadLetters;
   private final boolean deadLetterDeclines;
 
   /**
@@ -26,8 +34,7 @@ final class EngineRunner implements RecordRunner {
    * @param deadLetters the dead-letter publisher
    * @param deadLetterDeclines whether fresh permanent declines are copied to the dead-letter topic
    */
-  EngineRunner(
-      MessageProcessor processor, DeadLetterPublisher deadLetters, boolean deadLetterDeclines) {
+  EngineRunner(MessageProcessor processor, DeadLetterSink deadLetters, boolean deadLetterDeclines) {
     this.processor = processor;
     this.deadLetters = deadLetters;
     this.deadLetterDeclines = deadLetterDeclines;
@@ -49,10 +56,36 @@ final class EngineRunner implements RecordRunner {
       Thread.currentThread().interrupt();
       return new Completion(w, new Disposition.NackRetry(PUBLISH_RETRY_DELAY, e, 0), null);
     } catch (Exception e) {
+      Throwable refused = refusedForGood(e);
+      if (refused != null) {
+        return new Completion(
+            w,
+            new Disposition.NackRetry(
+                PUBLISH_RETRY_DELAY,
+                new SigloConfigurationException(
+                    "the dead letter of "
+                        + w
+                        + " cannot be published to '"
+                        + deadLetters.topicFor(w.record)
+                        + "': "
+                        + refused,
+                    e),
+                0),
+            null);
+      }
       log.warn("{}: dead-letter publish failed ({}); will retry", w, e.toString());
       return new Completion(w, new Disposition.NackRetry(PUBLISH_RETRY_DELAY, e, 0), null);
     } catch (Throwable t) {
       return new Completion(w, null, t);
     }
+  }
+
+  /** A refusal no retry can change: not authorized, or the topic is gone or invalid. */
+  private static Throwable refusedForGood(Throwable e) {
+    Throwable t = SigloException.findCause(e, AuthorizationException.class);
+    if (t == null) {
+      t = SigloException.findCause(e, UnknownTopicOrPartitionException.class);
+    }
+    return t != null ? t : SigloException.findCause(e, InvalidTopicException.class);
   }
 }
