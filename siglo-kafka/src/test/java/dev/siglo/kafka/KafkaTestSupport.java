@@ -128,6 +128,23 @@ final class KafkaTestSupport implements AutoCloseable {
     return out;
   }
 
+  /** Waits (120 s at most) until the group committed every non-empty partition to its end. */
+  void awaitCommittedToEnd(String group, String topic, int partitions) {
+    org.awaitility.Awaitility.await()
+        .atMost(Duration.ofSeconds(120))
+        .pollInterval(Duration.ofMillis(250))
+        .untilAsserted(
+            () -> {
+              // an empty partition (the producer's sticky partitioner may skip one) has nothing to
+              // commit
+              Map<TopicPartition, Long> end = new HashMap<>(endOffsets(topic, partitions));
+              end.values().removeIf(offset -> offset == 0L);
+              org.assertj.core.api.Assertions.assertThat(end).isNotEmpty();
+              org.assertj.core.api.Assertions.assertThat(committed(group))
+                  .containsAllEntriesOf(end);
+            });
+  }
+
   static String header(ConsumerRecord<byte[], byte[]> r, String name) {
     var h = r.headers().lastHeader(name);
     return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);

@@ -3,7 +3,6 @@ package dev.siglo.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.Step;
@@ -13,6 +12,7 @@ import dev.siglo.store.redis.RedisIdempotencyStore;
 import dev.siglo.store.redis.RedisStoreConfig;
 import dev.siglo.testkit.KafkaBrokerExtension;
 import dev.siglo.testkit.RedisServer;
+import dev.siglo.testkit.SlowWork;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.time.Duration;
@@ -20,10 +20,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.apache.kafka.common.TopicPartition;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -36,8 +33,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class SigloKafkaConsumerFaultsIT {
   @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
-  private static final Duration LEASE = Duration.ofSeconds(2);
-  private static final Duration LONG_WORK = LEASE.multipliedBy(7).dividedBy(2);
   private static KafkaTestSupport kafka;
   private static RedisServer redis;
 
@@ -75,19 +70,6 @@ class SigloKafkaConsumerFaultsIT {
         .commitInterval(Duration.ofMillis(100));
   }
 
-  private static void awaitCommittedToEnd(String group, String topic, int partitions) {
-    await()
-        .atMost(Duration.ofSeconds(120))
-        .pollInterval(Duration.ofMillis(250))
-        .untilAsserted(
-            () -> {
-              Map<TopicPartition, Long> end =
-                  new java.util.HashMap<>(kafka.endOffsets(topic, partitions));
-              end.values().removeIf(offset -> offset == 0L);
-              assertThat(kafka.committed(group)).containsAllEntriesOf(end);
-            });
-  }
-
   private static long deadLetters(String topic) throws Exception {
     return kafka.endOffsets(topic + "-dlt", 1).values().stream().mapToLong(Long::longValue).sum();
   }
@@ -99,37 +81,27 @@ class SigloKafkaConsumerFaultsIT {
     String group = unique("g");
     KAFKA.broker().createTopics(3, topic);
     KAFKA.broker().createTopics(1, topic + "-dlt");
-    AtomicInteger effects = new AtomicInteger();
-    CountDownLatch started = new CountDownLatch(1);
+    SlowWork work = new SlowWork();
     List<SigloEvent> events = new CopyOnWriteArrayList<>();
     try (RedisIdempotencyStore store = store();
         SigloKafkaConsumer<String> c =
-            consumer(
-                    group,
-                    topic,
-                    store,
-                    (v, ctx) -> {
-                      effects.incrementAndGet();
-                      started.countDown();
-                      Thread.sleep(LONG_WORK.toMillis()); // the slow work under test
-                      return "charged";
-                    })
-                .idempotency(IdempotencyConfig.custom().lease(LEASE).build())
+            consumer(group, topic, store, (v, ctx) -> work.run(v))
+                .idempotency(SlowWork.shortLease())
                 .listener(events::add)
                 .build()) {
       c.start();
       kafka.send(topic, 0, null, "order-1", "a");
       kafka.flush();
-      assertThat(started.await(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(work.awaitStarted()).isTrue();
       kafka.send(topic, 1, null, "order-1", "a"); // while it runs
       kafka.flush();
-      Thread.sleep(LEASE.multipliedBy(2).toMillis()); // the fault: two leases pass
-      kafka.send(topic, 2, null, "order-1", "a"); // past two leases: a takeover would happen now
+      SlowWork.letTwoLeasesPass();
+      kafka.send(topic, 2, null, "order-1", "a"); // an unrenewed claim would be taken over now
       kafka.flush();
 
-      awaitCommittedToEnd(group, topic, 3);
+      kafka.awaitCommittedToEnd(group, topic, 3);
     }
-    assertThat(effects).as("never taken over while its process lives").hasValue(1);
+    assertThat(work.effects()).as("never taken over while its process lives").isEqualTo(1);
     assertThat(events).noneMatch(e -> e instanceof SigloEvent.LeaseLost);
     assertThat(events).filteredOn(e -> e instanceof SigloEvent.Duplicate).hasSize(2);
     assertThat(deadLetters(topic)).isZero();
@@ -141,22 +113,9 @@ class SigloKafkaConsumerFaultsIT {
     String group = unique("g");
     KAFKA.broker().createTopics(2, topic);
     KAFKA.broker().createTopics(1, topic + "-dlt");
-    AtomicInteger stepEffects = new AtomicInteger();
+    SlowWork work = new SlowWork();
+    Step<String, String> charge = work.sharedStep();
     AtomicInteger handlerCalls = new AtomicInteger();
-    CountDownLatch started = new CountDownLatch(1);
-    Step<String, String> charge =
-        Step.of(
-                "charge",
-                String.class,
-                (String invoice) -> {
-                  stepEffects.incrementAndGet();
-                  started.countDown();
-                  Thread.sleep(LONG_WORK.toMillis()); // the slow work under test
-                  return "charged " + invoice;
-                })
-            .idempotent(
-                invoice -> "charge:" + invoice, IdempotencyConfig.custom().lease(LEASE).build())
-            .absoluteKey();
     try (RedisIdempotencyStore store = store();
         SigloKafkaConsumer<String> c =
             consumer(
@@ -171,15 +130,15 @@ class SigloKafkaConsumerFaultsIT {
       c.start();
       kafka.send(topic, 0, null, "order-A", "inv-7");
       kafka.flush();
-      assertThat(started.await(60, TimeUnit.SECONDS)).isTrue();
-      Thread.sleep(LEASE.multipliedBy(2).toMillis()); // the fault: two leases pass
+      assertThat(work.awaitStarted()).isTrue();
+      SlowWork.letTwoLeasesPass();
       kafka.send(topic, 1, null, "order-B", "inv-7"); // another message, the same invoice
       kafka.flush();
 
-      awaitCommittedToEnd(group, topic, 2);
+      kafka.awaitCommittedToEnd(group, topic, 2);
     }
     assertThat(handlerCalls).hasValue(2);
-    assertThat(stepEffects).as("the step's claim was renewed while it ran").hasValue(1);
+    assertThat(work.effects()).as("the step's claim was renewed while it ran").isEqualTo(1);
     assertThat(deadLetters(topic)).isZero();
   }
 
@@ -211,7 +170,7 @@ class SigloKafkaConsumerFaultsIT {
         kafka.send(topic, null, null, "order-" + i, "order-" + i);
       }
       kafka.flush();
-      awaitCommittedToEnd(group, topic, 3);
+      kafka.awaitCommittedToEnd(group, topic, 3);
 
       long callsDuringOutage;
       redis.stop();
@@ -233,7 +192,7 @@ class SigloKafkaConsumerFaultsIT {
       }
       long back = System.nanoTime();
 
-      awaitCommittedToEnd(group, topic, 3);
+      kafka.awaitCommittedToEnd(group, topic, 3);
       double resumedAfter = (System.nanoTime() - back) / 1e9;
       assertThat(callsDuringOutage)
           .as("a handful of probes, no claims of new work (%s calls)", callsDuringOutage)

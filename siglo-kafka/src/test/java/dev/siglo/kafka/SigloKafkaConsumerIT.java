@@ -47,22 +47,6 @@ class SigloKafkaConsumerIT {
     return name + "-" + System.nanoTime();
   }
 
-  private static void awaitCommittedToEnd(String group, String topic, int partitions) {
-    await()
-        .atMost(Duration.ofSeconds(120))
-        .pollInterval(Duration.ofMillis(250))
-        .untilAsserted(
-            () -> {
-              // an empty partition (the producer's sticky partitioner may skip one) has nothing to
-              // commit
-              Map<TopicPartition, Long> end =
-                  new java.util.HashMap<>(kafka.endOffsets(topic, partitions));
-              end.values().removeIf(offset -> offset == 0L);
-              assertThat(end).isNotEmpty();
-              assertThat(kafka.committed(group)).containsAllEntriesOf(end);
-            });
-  }
-
   @Test
   void twentyThousandRecordsWithEachKeyPublishedThreeTimesRunEachSideEffectOnce() throws Exception {
     String topic = unique("orders");
@@ -96,7 +80,7 @@ class SigloKafkaConsumerIT {
             .concurrency(16)
             .build()) {
       consumer.start();
-      awaitCommittedToEnd(group, topic, 6);
+      kafka.awaitCommittedToEnd(group, topic, 6);
       assertThat(consumer.isRunning()).isTrue();
     }
     assertEachKeyOnce(effects, keys);
@@ -152,7 +136,7 @@ class SigloKafkaConsumerIT {
             .concurrency(8)
             .build()) {
       c.start();
-      awaitCommittedToEnd(group, topic, 1);
+      kafka.awaitCommittedToEnd(group, topic, 1);
     }
     assertThat(maxRunning.get())
         .as("more than one handler in flight on one partition")
@@ -196,7 +180,7 @@ class SigloKafkaConsumerIT {
       assertThat(done).as("later records completed while offset 5 is blocked").hasValue(19);
       assertThat(kafka.committed(group).get(tp)).isEqualTo(5L);
       release.countDown();
-      awaitCommittedToEnd(group, topic, 1);
+      kafka.awaitCommittedToEnd(group, topic, 1);
       assertThat(done).hasValue(20);
     }
   }
@@ -252,10 +236,10 @@ class SigloKafkaConsumerIT {
                     .build())
             .build()) {
       c.start();
-      awaitCommittedToEnd(group, topic, 2);
+      kafka.awaitCommittedToEnd(group, topic, 2);
       kafka.send(topic, 1, "c", "declined", "decline");
       kafka.flush();
-      awaitCommittedToEnd(group, topic, 2);
+      kafka.awaitCommittedToEnd(group, topic, 2);
     }
     assertThat(calls.get("flaky")).hasValue(2);
     assertThat(calls.get("fine")).hasValue(1);
@@ -328,7 +312,7 @@ class SigloKafkaConsumerIT {
                 (value, ctx) -> handled.add(ctx.message().header("idempotency-key").orElse("?")))
             .build()) {
       c.start();
-      awaitCommittedToEnd(group, topic, 1);
+      kafka.awaitCommittedToEnd(group, topic, 1);
       assertThat(c.isRunning()).isTrue();
     }
     assertThat(handled).containsExactlyInAnyOrder("before", "after");
@@ -358,7 +342,7 @@ class SigloKafkaConsumerIT {
             .missingKeyPolicy(MissingKeyPolicy.PROCESS_WITHOUT_IDEMPOTENCY)
             .build()) {
       c.start();
-      awaitCommittedToEnd(group, topic, 1);
+      kafka.awaitCommittedToEnd(group, topic, 1);
     }
     assertThat(handled).containsExactlyInAnyOrder("no key anywhere", "ok");
   }
@@ -385,7 +369,7 @@ class SigloKafkaConsumerIT {
     try (SigloKafkaConsumer<String> second =
         consumer(group, topic, handler).store(shared).concurrency(4).build()) {
       second.start();
-      awaitCommittedToEnd(group, topic, 4);
+      kafka.awaitCommittedToEnd(group, topic, 4);
     }
     assertEachKeyOnce(effects, keys);
   }
@@ -409,7 +393,7 @@ class SigloKafkaConsumerIT {
       first.start();
       await().atMost(Duration.ofSeconds(60)).until(() -> effects.size() > keys / 5);
       second.start();
-      awaitCommittedToEnd(group, topic, 6);
+      kafka.awaitCommittedToEnd(group, topic, 6);
       assertThat(first.isRunning()).isTrue();
       assertThat(second.isRunning()).isTrue();
     }
@@ -447,7 +431,7 @@ class SigloKafkaConsumerIT {
       assertThat(slowStarted.await(60, TimeUnit.SECONDS)).isTrue();
       String member =
           await().atMost(Duration.ofSeconds(30)).until(() -> memberId(group), m -> m != null);
-      awaitCommittedToEnd(group, topic, 1);
+      kafka.awaitCommittedToEnd(group, topic, 1);
       assertThat(memberId(group)).as("the same member throughout: no rebalance").isEqualTo(member);
     }
     assertThat(handled).hasValue(31);

@@ -3,7 +3,6 @@ package dev.siglo.sqs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.Step;
@@ -12,6 +11,7 @@ import dev.siglo.consumer.metrics.SigloMetrics;
 import dev.siglo.store.redis.RedisIdempotencyStore;
 import dev.siglo.store.redis.RedisStoreConfig;
 import dev.siglo.testkit.RedisServer;
+import dev.siglo.testkit.SlowWork;
 import dev.siglo.testkit.SqsServerExtension;
 import io.micrometer.core.instrument.Timer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -21,8 +21,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -36,8 +34,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 class SigloSqsConsumerFaultsIT {
   @RegisterExtension static final SqsServerExtension SQS = new SqsServerExtension();
-  private static final Duration LEASE = Duration.ofSeconds(2);
-  private static final Duration LONG_WORK = LEASE.multipliedBy(7).dividedBy(2);
   private static SqsTestSupport sqs;
   private static RedisServer redis;
 
@@ -98,33 +94,24 @@ class SigloSqsConsumerFaultsIT {
   @Test
   void aHandlerRunningThreeAndAHalfLeasesRunsOnceWhileCopiesOfItsKeyArrive() throws Exception {
     String[] queues = queueAndDeadLetters("slow");
-    AtomicInteger effects = new AtomicInteger();
-    CountDownLatch started = new CountDownLatch(1);
+    SlowWork work = new SlowWork();
     List<SigloEvent> events = new CopyOnWriteArrayList<>();
     try (RedisIdempotencyStore store = store();
         SigloSqsConsumer<String> c =
-            consumer(
-                    queues,
-                    store,
-                    (v, ctx) -> {
-                      effects.incrementAndGet();
-                      started.countDown();
-                      Thread.sleep(LONG_WORK.toMillis()); // the slow work under test
-                      return "charged";
-                    })
-                .idempotency(IdempotencyConfig.custom().lease(LEASE).build())
+            consumer(queues, store, (v, ctx) -> work.run(v))
+                .idempotency(SlowWork.shortLease())
                 .listener(events::add)
                 .build()) {
       c.start();
       sqs.send(queues[0], "order-1", "a");
-      assertThat(started.await(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(work.awaitStarted()).isTrue();
       sqs.send(queues[0], "order-1", "a"); // while it runs
-      Thread.sleep(LEASE.multipliedBy(2).toMillis()); // the fault: two leases pass
-      sqs.send(queues[0], "order-1", "a");
+      SlowWork.letTwoLeasesPass();
+      sqs.send(queues[0], "order-1", "a"); // an unrenewed claim would be taken over now
 
       awaitEmpty(queues[0]);
     }
-    assertThat(effects).as("never taken over while its process lives").hasValue(1);
+    assertThat(work.effects()).as("never taken over while its process lives").isEqualTo(1);
     assertThat(events).noneMatch(e -> e instanceof SigloEvent.LeaseLost);
     assertThat(sqs.drain(queues[1])).isEmpty();
   }
@@ -132,33 +119,20 @@ class SigloSqsConsumerFaultsIT {
   @Test
   void aStepRunningThreeAndAHalfLeasesSharedByTwoMessagesRunsOnce() throws Exception {
     String[] queues = queueAndDeadLetters("step");
-    AtomicInteger stepEffects = new AtomicInteger();
-    CountDownLatch started = new CountDownLatch(1);
-    Step<String, String> charge =
-        Step.of(
-                "charge",
-                String.class,
-                (String invoice) -> {
-                  stepEffects.incrementAndGet();
-                  started.countDown();
-                  Thread.sleep(LONG_WORK.toMillis()); // the slow work under test
-                  return "charged " + invoice;
-                })
-            .idempotent(
-                invoice -> "charge:" + invoice, IdempotencyConfig.custom().lease(LEASE).build())
-            .absoluteKey();
+    SlowWork work = new SlowWork();
+    Step<String, String> charge = work.sharedStep();
     try (RedisIdempotencyStore store = store();
         SigloSqsConsumer<String> c =
             consumer(queues, store, (v, ctx) -> ctx.run(charge, v)).build()) {
       c.start();
       sqs.send(queues[0], "order-A", "inv-7");
-      assertThat(started.await(60, TimeUnit.SECONDS)).isTrue();
-      Thread.sleep(LEASE.multipliedBy(2).toMillis()); // the fault: two leases pass
+      assertThat(work.awaitStarted()).isTrue();
+      SlowWork.letTwoLeasesPass();
       sqs.send(queues[0], "order-B", "inv-7"); // another message, the same invoice
 
       awaitEmpty(queues[0]);
     }
-    assertThat(stepEffects).as("the step's claim was renewed while it ran").hasValue(1);
+    assertThat(work.effects()).as("the step's claim was renewed while it ran").isEqualTo(1);
     assertThat(sqs.drain(queues[1])).isEmpty();
   }
 

@@ -7,16 +7,13 @@ import dev.siglo.consumer.store.BatchRenewResult;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.RenewRequest;
-import dev.siglo.consumer.support.NamedThreads;
+import dev.siglo.consumer.support.Ticker;
 import dev.siglo.consumer.support.Time;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,8 +25,8 @@ import org.slf4j.LoggerFactory;
  * {@linkplain Held#lost() lost} and emits {@link SigloEvent.LeaseLost}; a store that cannot be
  * reached is tried again at the next tick (the claim keeps its last lease end).
  *
- * <p>{@link #renewDue()} decides on the injected {@link Time}; {@link #startTicking()} calls it
- * every {@link #TICK} on a named daemon thread, started with the first held claim. Thread-safe.
+ * <p>{@link #renewDue()} decides on the injected {@link Time}; a {@link Ticker} calls it every
+ * {@link #TICK} on a named daemon thread, started with the first held claim. Thread-safe.
  */
 final class LeaseKeeper implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
@@ -73,7 +70,7 @@ final class LeaseKeeper implements AutoCloseable {
   private final Set<Held> held = ConcurrentHashMap.newKeySet();
   private final java.util.concurrent.locks.ReentrantLock renewing =
       new java.util.concurrent.locks.ReentrantLock();
-  private ScheduledExecutorService ticker;
+  private Ticker ticker;
   private boolean closed;
 
   LeaseKeeper(IdempotencyStore store, Time time, EventSink events) {
@@ -163,27 +160,7 @@ final class LeaseKeeper implements AutoCloseable {
 
   private synchronized void ensureTicking() {
     if (ticker == null && !closed) {
-      startTicking();
-    }
-  }
-
-  /** Calls {@link #renewDue()} every {@link #TICK} on a daemon thread until {@link #close()}. */
-  synchronized void startTicking() {
-    if (ticker != null || closed) {
-      return;
-    }
-    ticker =
-        Executors.newSingleThreadScheduledExecutor(
-            NamedThreads.daemon("siglo-lease-keeper", false));
-    long every = TICK.toMillis();
-    ticker.scheduleWithFixedDelay(this::tickSafely, every, every, TimeUnit.MILLISECONDS);
-  }
-
-  private void tickSafely() {
-    try {
-      renewDue();
-    } catch (RuntimeException e) {
-      log.warn("lease renewal failed: {}", e.toString(), e);
+      ticker = Ticker.start("siglo-lease-keeper", TICK, this::renewDue);
     }
   }
 
@@ -192,7 +169,7 @@ final class LeaseKeeper implements AutoCloseable {
   public synchronized void close() {
     closed = true;
     if (ticker != null) {
-      ticker.shutdownNow();
+      ticker.close();
     }
   }
 }

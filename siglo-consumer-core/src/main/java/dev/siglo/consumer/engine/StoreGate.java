@@ -2,14 +2,11 @@ package dev.siglo.consumer.engine;
 
 import dev.siglo.consumer.event.SigloEvent;
 import dev.siglo.consumer.store.IdempotencyStore;
-import dev.siglo.consumer.support.NamedThreads;
+import dev.siglo.consumer.support.Ticker;
 import dev.siglo.consumer.support.Time;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -51,7 +48,7 @@ final class StoreGate implements IntakeGate, AutoCloseable {
   private long nextProbeNanos;
   private long probeBackoffNanos;
   private long nextCheckNanos;
-  private ScheduledExecutorService ticker;
+  private Ticker ticker;
   private boolean closed;
 
   StoreGate(
@@ -217,24 +214,11 @@ final class StoreGate implements IntakeGate, AutoCloseable {
   void startTicking() {
     lock.lock();
     try {
-      if (ticker != null || closed) {
-        return;
+      if (ticker == null && !closed) {
+        ticker = Ticker.start("siglo-intake-gate", TICK, this::check);
       }
-      ticker =
-          Executors.newSingleThreadScheduledExecutor(
-              NamedThreads.daemon("siglo-intake-gate", false));
-      long every = TICK.toMillis();
-      ticker.scheduleWithFixedDelay(this::checkSafely, 0, every, TimeUnit.MILLISECONDS);
     } finally {
       lock.unlock();
-    }
-  }
-
-  private void checkSafely() {
-    try {
-      check();
-    } catch (RuntimeException e) {
-      log.warn("intake gate check failed: {}", e.toString(), e);
     }
   }
 
@@ -244,7 +228,7 @@ final class StoreGate implements IntakeGate, AutoCloseable {
     try {
       closed = true;
       if (ticker != null) {
-        ticker.shutdownNow();
+        ticker.close();
       }
     } finally {
       lock.unlock();

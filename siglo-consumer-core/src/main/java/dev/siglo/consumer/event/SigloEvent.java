@@ -18,12 +18,11 @@ public sealed interface SigloEvent
         SigloEvent.Conflict,
         SigloEvent.LeaseLost,
         SigloEvent.DeadLettered,
-        SigloEvent.Paused,
-        SigloEvent.Resumed {
+        SigloEvent.ConsumerEvent {
 
   /**
-   * @return the message, or {@code null} for the consumer-level events {@link Paused} and {@link
-   *     Resumed}
+   * @return the message, or {@code null} for a {@link ConsumerEvent} ({@link Paused}, {@link
+   *     Resumed})
    */
   Message message();
 
@@ -112,6 +111,22 @@ public sealed interface SigloEvent
       implements SigloEvent {}
 
   /**
+   * An event about the consumer rather than a message: {@link #message()} and {@link #key()} are
+   * {@code null}.
+   */
+  sealed interface ConsumerEvent extends SigloEvent permits Paused, Resumed {
+    @Override
+    default Message message() {
+      return null;
+    }
+
+    @Override
+    default String key() {
+      return null;
+    }
+  }
+
+  /**
    * The consumer stopped taking new work: the idempotency store is unavailable, or a pause
    * condition given to the builder holds (an open circuit breaker). Running handlers go on; no new
    * one starts until {@link Resumed}.
@@ -119,17 +134,7 @@ public sealed interface SigloEvent
    * @param reason why
    * @param cause the failure that closed the gate, or {@code null}
    */
-  record Paused(String reason, Throwable cause) implements SigloEvent {
-    @Override
-    public Message message() {
-      return null;
-    }
-
-    @Override
-    public String key() {
-      return null;
-    }
-  }
+  record Paused(String reason, Throwable cause) implements ConsumerEvent {}
 
   /**
    * The consumer takes new work again.
@@ -137,15 +142,5 @@ public sealed interface SigloEvent
    * @param reason why it had paused
    * @param pausedFor how long it was paused
    */
-  record Resumed(String reason, Duration pausedFor) implements SigloEvent {
-    @Override
-    public Message message() {
-      return null;
-    }
-
-    @Override
-    public String key() {
-      return null;
-    }
-  }
+  record Resumed(String reason, Duration pausedFor) implements ConsumerEvent {}
 }

@@ -115,8 +115,8 @@ public final class SigloMetrics implements SigloEventListener {
 
   @Override
   public void onEvent(SigloEvent event) {
-    if (event.message() == null) {
-      return; // consumer-level (paused, resumed): the paused gauge shows them
+    if (event instanceof SigloEvent.ConsumerEvent) {
+      return; // paused, resumed: the paused gauge shows them
     }
     String outcome;
     if (event instanceof SigloEvent.Processed p) {

@@ -1,13 +1,10 @@
 package dev.siglo.sqs.internal;
 
-import dev.siglo.consumer.support.NamedThreads;
+import dev.siglo.consumer.support.Ticker;
 import dev.siglo.consumer.support.Time;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -39,7 +36,7 @@ final class Heartbeat implements AutoCloseable {
   private final BiConsumer<Message, Duration> extendVisibility;
   private final SqsRuntimeConfig settings;
   private final Time time;
-  private ScheduledExecutorService ticker;
+  private Ticker ticker;
 
   /**
    * @param extendVisibility changes a message's visibility timeout
@@ -55,11 +52,7 @@ final class Heartbeat implements AutoCloseable {
   /** Calls {@link #beat()} every {@link #tick()} on a daemon thread until {@link #close()}. */
   synchronized void startTicking() {
     if (ticker == null) {
-      ticker =
-          Executors.newSingleThreadScheduledExecutor(
-              NamedThreads.daemon("siglo-sqs-heartbeat", false));
-      long every = tick().toMillis();
-      ticker.scheduleWithFixedDelay(this::beat, every, every, TimeUnit.MILLISECONDS);
+      ticker = Ticker.start("siglo-sqs-heartbeat", tick(), this::beat);
     }
   }
 
@@ -91,7 +84,7 @@ final class Heartbeat implements AutoCloseable {
   @Override
   public synchronized void close() {
     if (ticker != null) {
-      ticker.shutdownNow();
+      ticker.close();
     }
   }
 
