@@ -16,5 +16,11 @@ public enum DeadLetterReason {
    * A permanent failure outside the handler: the store rejected the key or holds a record it cannot
    * read. Nothing is cached; the message needs an operator.
    */
-  UNPROCESSABLE
+  UNPROCESSABLE,
+  /**
+   * The record's claim had to be taken over from a dead holder {@code maxTakeovers} times: the
+   * message kills the consumer that runs it (out of memory, a native crash, a halt), so it is put
+   * aside instead of crash-looping the group. Its counts are forgotten, so a replay runs it again.
+   */
+  CRASH_LOOP
 }

@@ -22,6 +22,9 @@ public final class RetryConfig {
   /** Default deliveries before dead-lettering. */
   public static final int DEFAULT_MAX_DELIVERIES = 5;
 
+  /** Default number of takeovers from a dead holder before a message is a crash loop: 3. */
+  public static final int DEFAULT_MAX_TAKEOVERS = 3;
+
   /** Default first redelivery backoff. */
   public static final Duration DEFAULT_INITIAL_REDELIVERY_BACKOFF = Duration.ofSeconds(1);
 
@@ -40,6 +43,7 @@ public final class RetryConfig {
   private final Duration initialBackoff;
   private final Duration maxBackoff;
   private final int maxDeliveries;
+  private final int maxTakeovers;
   private final Duration initialRedeliveryBackoff;
   private final Duration maxRedeliveryBackoff;
   private final double multiplier;
@@ -50,6 +54,7 @@ public final class RetryConfig {
     this.initialBackoff = b.initialBackoff;
     this.maxBackoff = b.maxBackoff;
     this.maxDeliveries = b.maxDeliveries;
+    this.maxTakeovers = b.maxTakeovers;
     this.initialRedeliveryBackoff = b.initialRedeliveryBackoff;
     this.maxRedeliveryBackoff = b.maxRedeliveryBackoff;
     this.multiplier = b.multiplier;
@@ -96,6 +101,14 @@ public final class RetryConfig {
    */
   public int maxDeliveries() {
     return maxDeliveries;
+  }
+
+  /**
+   * @return takeovers of a message's claim from a dead holder before it is dead-lettered as {@code
+   *     CRASH_LOOP}
+   */
+  public int maxTakeovers() {
+    return maxTakeovers;
   }
 
   /**
@@ -153,6 +166,7 @@ public final class RetryConfig {
     private Duration initialBackoff = DEFAULT_INITIAL_BACKOFF;
     private Duration maxBackoff = DEFAULT_MAX_BACKOFF;
     private int maxDeliveries = DEFAULT_MAX_DELIVERIES;
+    private int maxTakeovers = DEFAULT_MAX_TAKEOVERS;
     private Duration initialRedeliveryBackoff = DEFAULT_INITIAL_REDELIVERY_BACKOFF;
     private Duration maxRedeliveryBackoff = DEFAULT_MAX_REDELIVERY_BACKOFF;
     private double multiplier = DEFAULT_MULTIPLIER;
@@ -193,6 +207,20 @@ public final class RetryConfig {
             "maxDeliveries must be at least 1, was " + maxDeliveries);
       }
       this.maxDeliveries = maxDeliveries;
+      return this;
+    }
+
+    /**
+     * @param maxTakeovers how many times a message's claim may be taken over from a holder that
+     *     died (or froze past its lease) before the message is dead-lettered as {@code CRASH_LOOP}
+     *     instead of run again, at least 1
+     * @return this builder
+     */
+    public Builder maxTakeovers(int maxTakeovers) {
+      if (maxTakeovers < 1) {
+        throw new IllegalArgumentException("maxTakeovers must be at least 1, was " + maxTakeovers);
+      }
+      this.maxTakeovers = maxTakeovers;
       return this;
     }
 

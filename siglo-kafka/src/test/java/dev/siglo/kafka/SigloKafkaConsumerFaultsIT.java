@@ -143,6 +143,41 @@ class SigloKafkaConsumerFaultsIT {
   }
 
   @Test
+  void maxDeliveriesHoldsAcrossAConsumerRestartThoughKafkasOwnCountStartsOver() throws Exception {
+    String topic = unique("restart");
+    String group = unique("g");
+    KAFKA.broker().createTopics(1, topic);
+    KAFKA.broker().createTopics(1, topic + "-dlt");
+    AtomicInteger deliveries = new AtomicInteger();
+    MessageHandler<String> failing =
+        (v, ctx) -> {
+          if (ctx.attempt() == 1) {
+            deliveries.incrementAndGet();
+          }
+          throw new dev.siglo.consumer.error.TransientException("gateway 503");
+        };
+    try (RedisIdempotencyStore store = store()) {
+      try (SigloKafkaConsumer<String> first = consumer(group, topic, store, failing).build()) {
+        first.start();
+        kafka.send(topic, 0, null, "order-1", "a");
+        kafka.flush();
+        await().atMost(Duration.ofSeconds(60)).until(() -> deliveries.get() >= 2);
+      } // the consumer stops: the record was never completed, so it is not committed
+      try (SigloKafkaConsumer<String> second = consumer(group, topic, store, failing).build()) {
+        second.start(); // Kafka's delivery count starts at 1 again in this consumer
+        kafka.awaitCommittedToEnd(group, topic, 1);
+      }
+    }
+    assertThat(deliveries)
+        .as("the default maxDeliveries across both consumers, not per consumer")
+        .hasValue(dev.siglo.consumer.RetryConfig.DEFAULT_MAX_DELIVERIES);
+    assertThat(kafka.readAll(topic + "-dlt", 1))
+        .singleElement()
+        .extracting(r -> KafkaTestSupport.header(r, "siglo.dlt.reason"))
+        .isEqualTo("RETRIES_EXHAUSTED");
+  }
+
+  @Test
   void aRedisOutageLongerThanTheRedeliveryBudgetPausesConsumptionAndDeadLettersNothing()
       throws Exception {
     String topic = unique("outage");

@@ -317,6 +317,76 @@ public abstract class IdempotencyStoreContract {
     assertThat(store.getResult(stolen)).contains(success("\"thief\""));
   }
 
+  private ClaimResult.Claimed claimCounting(String k, boolean newDelivery) {
+    ClaimResult r = store.claim(new ClaimRequest(k, null, LEASE, newDelivery));
+    assertThat(r).isInstanceOf(ClaimResult.Claimed.class);
+    return (ClaimResult.Claimed) r;
+  }
+
+  @Test
+  void deliveriesAreCountedAcrossReleasesButNotForRetriesWithinOneDelivery() {
+    String k = key("deliveries");
+    ClaimResult.Claimed first = claimCounting(k, true);
+    assertThat(first.deliveries()).isEqualTo(1);
+    store.fail(k, first.token());
+    assertThat(store.getResult(k)).as("a released record acts as absent").isEmpty();
+    ClaimResult.Claimed retry = claimCounting(k, false);
+    assertThat(retry.deliveries()).as("an in-process retry is the same delivery").isEqualTo(1);
+    assertThat(retry.takeover()).isFalse();
+    store.fail(k, retry.token());
+    ClaimResult.Claimed second = claimCounting(k, true);
+    assertThat(second.deliveries()).isEqualTo(2);
+    assertThat(second.takeovers()).isZero();
+    store.complete(k, second.token(), success("\"done\""), TTL);
+    clock.advance(TTL);
+    assertThat(claimCounting(k, true).deliveries())
+        .as("a completed record's retention ended: counting starts afresh")
+        .isEqualTo(1);
+  }
+
+  @Test
+  void takeoversOfAbandonedClaimsAreCountedAndKeptAcrossReleases() {
+    String k = key("crashes");
+    claimCounting(k, true);
+    clock.advance(LEASE);
+    ClaimResult.Claimed once = claimCounting(k, true);
+    assertThat(once.takeover()).isTrue();
+    assertThat(once.takeovers()).isEqualTo(1);
+    clock.advance(LEASE);
+    ClaimResult.Claimed twice = claimCounting(k, true);
+    assertThat(twice.takeovers()).isEqualTo(2);
+    assertThat(twice.deliveries()).isEqualTo(3);
+    store.fail(k, twice.token());
+    ClaimResult.Claimed after = claimCounting(k, true);
+    assertThat(after.takeover()).as("a released claim is no takeover").isFalse();
+    assertThat(after.takeovers()).isEqualTo(2);
+    assertThat(after.deliveries()).isEqualTo(4);
+  }
+
+  @Test
+  void forgetReleasesTheClaimAndEndsItsCounts() {
+    String k = key("forgotten");
+    ClaimResult.Claimed first = claimCounting(k, true);
+    store.fail(k, first.token());
+    ClaimResult.Claimed second = claimCounting(k, true);
+    assertThat(second.deliveries()).isEqualTo(2);
+    assertThatThrownBy(() -> store.forget(k, first.token()))
+        .isInstanceOf(IdempotencyLeaseLostException.class);
+    store.forget(k, second.token());
+    ClaimResult.Claimed again = claimCounting(k, true);
+    assertThat(again.deliveries()).isEqualTo(1);
+    assertThat(again.takeovers()).isZero();
+  }
+
+  @Test
+  void aReleasedRecordDoesNotHoldItsFingerprint() {
+    String k = key("released-fingerprint");
+    ClaimResult r = store.claim(new ClaimRequest(k, "a".repeat(64), LEASE));
+    store.fail(k, ((ClaimResult.Claimed) r).token());
+    assertThat(store.claim(new ClaimRequest(k, "b".repeat(64), LEASE)).status())
+        .isEqualTo(ClaimStatus.CLAIMED);
+  }
+
   @Test
   void retentionExpiryMakesTheKeyAbsentAgain() {
     String k = key("retained");

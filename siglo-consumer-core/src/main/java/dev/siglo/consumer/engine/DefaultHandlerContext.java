@@ -78,6 +78,7 @@ final class DefaultHandlerContext implements HandlerContext, StepContext {
             null,
             step.idempotency(),
             stepClassifier,
+            DeliveryBudget.NONE,
             t -> runBodyAndHooks(step, input));
     if (result instanceof Invocation.Executed<R> executed) {
       return executed.value();

@@ -8,6 +8,7 @@ import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.classify.Classification;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.error.CrashLoopException;
 import dev.siglo.consumer.error.IdempotencyConflictException;
 import dev.siglo.consumer.error.IdempotencyKeyReuseException;
 import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
@@ -17,6 +18,7 @@ import dev.siglo.consumer.error.PayloadDecodingException;
 import dev.siglo.consumer.error.SigloException;
 import dev.siglo.consumer.event.SigloEvent;
 import dev.siglo.consumer.key.MissingKeyPolicy;
+import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.support.Time;
@@ -114,6 +116,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
       return withRetries(
           message,
           null,
+          message::deliveryAttempt,
           attempt -> {
             if (attempt == 1) {
               throw e;
@@ -183,7 +186,8 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
                 "no idempotency key in " + config.keyExtractor().describe() + " of " + message),
             0);
       }
-      return withRetries(message, null, attempt -> runUnkeyed(message, value, attempt));
+      return withRetries(
+          message, null, message::deliveryAttempt, attempt -> runUnkeyed(message, value, attempt));
     }
     String key;
     try {
@@ -203,8 +207,68 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
               "payload of " + message + " could not be fingerprinted: " + e, e),
           0);
     }
+    MessageBudget budget = new MessageBudget(message);
     return withRetries(
-        message, key, attempt -> runKeyed(message, value, key, fingerprint, attempt, claims));
+        message,
+        key,
+        budget::deliveries,
+        attempt -> {
+          budget.attempt = attempt;
+          return runKeyed(message, value, key, fingerprint, attempt, claims, budget);
+        });
+  }
+
+  /**
+   * A message's deliveries: the broker's count or the record's durable one, whichever is higher
+   * (Kafka's own count restarts after a crash or a rebalance). Used for one delivery's attempts, on
+   * the thread that processes it.
+   */
+  private final class MessageBudget implements DeliveryBudget {
+    private final Message message;
+    private int attempt = 1;
+    private int durable;
+
+    MessageBudget(Message message) {
+      this.message = message;
+    }
+
+    @Override
+    public boolean newDelivery() {
+      return attempt == 1;
+    }
+
+    @Override
+    public void claimed(ClaimResult.Claimed claim) {
+      durable = claim.deliveries();
+      if (claim.takeovers() >= config.retry().maxTakeovers()) {
+        throw new CrashLoopException(
+            "the claim of "
+                + message
+                + " was taken over from a dead holder "
+                + claim.takeovers()
+                + " times (maxTakeovers "
+                + config.retry().maxTakeovers()
+                + "): whatever runs it dies");
+      }
+    }
+
+    @Override
+    public boolean lastChance(Exception failure) {
+      return attempt >= config.retry().maxAttempts()
+          && deliveries() >= config.retry().maxDeliveries()
+          && !isInfrastructure(failure)
+          && classifier.classify(failure) != ErrorClass.PERMANENT
+          && !Thread.currentThread().isInterrupted();
+    }
+
+    int deliveries() {
+      return Math.max(message.deliveryAttempt(), durable);
+    }
+  }
+
+  private static boolean isInfrastructure(Throwable failure) {
+    return SigloException.findCause(failure, IdempotencyStoreUnavailableException.class) != null
+        || SigloException.findCause(failure, IdempotencyConflictException.class) != null;
   }
 
   @FunctionalInterface
@@ -217,7 +281,8 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
    * (resilience4j's interval function, slept on the injected time) up to {@code maxAttempts}; then
    * the message is nacked or, past {@code maxDeliveries}, dead-lettered.
    */
-  private Disposition withRetries(Message message, String key, Attempt body) {
+  private Disposition withRetries(
+      Message message, String key, java.util.function.IntSupplier deliveries, Attempt body) {
     int maxAttempts = config.retry().maxAttempts();
     for (int attempt = 1; ; attempt++) {
       try {
@@ -234,7 +299,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
           gate.storeUnavailable(down);
         }
         // Siglo's own infrastructure failed, not the message: never counted, never dead-lettered
-        boolean infrastructure = down != null || conflict != null;
+        boolean infrastructure = isInfrastructure(e);
         if (classifier.classify(e) == ErrorClass.PERMANENT && !infrastructure) {
           // the invoker turns permanent failures of the handler into cached declines; what arrives
           // here failed outside it (the store rejected the key or cannot read the record)
@@ -251,7 +316,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
         if (attempt >= maxAttempts) {
           return infrastructure
               ? nack(message, key, e, attempt, false)
-              : nackOrDeadLetter(message, key, e, attempt);
+              : nackOrDeadLetter(message, key, e, attempt, deliveries.getAsInt());
         }
         long start = time.nanoTime();
         try {
@@ -276,7 +341,13 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
   }
 
   private Disposition runKeyed(
-      Message message, T value, String key, String fingerprint, int attempt, ClaimListener claims)
+      Message message,
+      T value,
+      String key,
+      String fingerprint,
+      int attempt,
+      ClaimListener claims,
+      DeliveryBudget budget)
       throws Exception {
     long[] handlerNanos = new long[1];
     Invocation<Object> result;
@@ -288,6 +359,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
               fingerprint,
               config.idempotency(),
               classifier,
+              budget,
               claims == ClaimListener.NONE
                   ? token -> runHandler(message, value, key, token, attempt, handlerNanos)
                   : token -> {
@@ -296,6 +368,8 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
                   });
     } catch (IdempotencyKeyReuseException e) {
       return deadLetter(message, key, DeadLetterReason.KEY_REUSE, e, attempt);
+    } catch (CrashLoopException e) {
+      return deadLetter(message, key, DeadLetterReason.CRASH_LOOP, e, attempt);
     }
     if (result instanceof Invocation.Executed<Object> executed) {
       log.debug("{} key '{}': processed", message, key);
@@ -361,8 +435,9 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     return result;
   }
 
-  private Disposition nackOrDeadLetter(Message message, String key, Exception cause, int attempts) {
-    if (message.deliveryAttempt() >= config.retry().maxDeliveries()) {
+  private Disposition nackOrDeadLetter(
+      Message message, String key, Exception cause, int attempts, int deliveries) {
+    if (deliveries >= config.retry().maxDeliveries()) {
       return deadLetter(
           message, key, DeadLetterReason.RETRIES_EXHAUSTED, ErrorClass.TRANSIENT, cause, attempts);
     }

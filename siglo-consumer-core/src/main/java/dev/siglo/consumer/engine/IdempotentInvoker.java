@@ -5,6 +5,7 @@ import dev.siglo.consumer.Message;
 import dev.siglo.consumer.classify.Classification;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.error.CrashLoopException;
 import dev.siglo.consumer.error.IdempotencyConflictException;
 import dev.siglo.consumer.error.IdempotencyLeaseLostException;
 import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
@@ -64,9 +65,11 @@ final class IdempotentInvoker {
       String fingerprint,
       IdempotencyConfig options,
       ErrorClassifier classifier,
+      DeliveryBudget budget,
       Body<R> body)
       throws Exception {
-    ClaimRequest request = new ClaimRequest(key, fingerprint, options.lease());
+    ClaimRequest request =
+        new ClaimRequest(key, fingerprint, options.lease(), budget.newDelivery());
     ClaimResult claim = store.claim(request);
     boolean settled = false;
     if (claim instanceof ClaimResult.InProgress) {
@@ -77,9 +80,15 @@ final class IdempotentInvoker {
       return new Invocation.Replayed<>(completed.outcome(), settled);
     }
     ClaimToken token = ((ClaimResult.Claimed) claim).token();
+    try {
+      budget.claimed((ClaimResult.Claimed) claim);
+    } catch (CrashLoopException e) {
+      forget(key, token);
+      throw e;
+    }
     LeaseKeeper.Held held = leases.hold(message, key, token, options.lease());
     try {
-      return runClaimed(request, token, options, classifier, body);
+      return runClaimed(request, token, options, classifier, budget, body);
     } finally {
       leases.release(held);
     }
@@ -90,6 +99,7 @@ final class IdempotentInvoker {
       ClaimToken token,
       IdempotencyConfig options,
       ErrorClassifier classifier,
+      DeliveryBudget budget,
       Body<R> body)
       throws Exception {
     String key = request.key();
@@ -97,7 +107,7 @@ final class IdempotentInvoker {
     try {
       value = body.run(token);
     } catch (Exception e) {
-      return onFailure(request, token, options, classifier, e);
+      return onFailure(request, token, options, classifier, budget, e);
     } catch (Error e) {
       release(key, token);
       throw e;
@@ -106,7 +116,7 @@ final class IdempotentInvoker {
     try {
       success = new Outcome.Success(codec.encode(value));
     } catch (OutcomeEncodingException e) {
-      return onFailure(request, token, options, classifier, e);
+      return onFailure(request, token, options, classifier, budget, e);
     }
     try {
       Outcome other = record(request, token, success, options);
@@ -114,7 +124,7 @@ final class IdempotentInvoker {
         return new Invocation.Replayed<>(other, true);
       }
     } catch (OutcomeTooLargeException e) {
-      return onFailure(request, token, options, classifier, e);
+      return onFailure(request, token, options, classifier, budget, e);
     }
     return new Invocation.Executed<>(value, success);
   }
@@ -141,12 +151,17 @@ final class IdempotentInvoker {
       ClaimToken token,
       IdempotencyConfig options,
       ErrorClassifier classifier,
+      DeliveryBudget budget,
       Exception failure)
       throws Exception {
     Classification c = classifier.classifyDetailed(failure);
     if (c.errorClass() != ErrorClass.PERMANENT || UnreadableOutcomeException.isIn(failure)) {
       // transient, or Siglo could not read its own record: never a cached decline
-      release(request.key(), token);
+      if (budget.lastChance(failure)) {
+        forget(request.key(), token); // dead-lettered now: a replay counts afresh
+      } else {
+        release(request.key(), token);
+      }
       throw failure;
     }
     Outcome.Declined decline = Declines.of(c);
@@ -258,8 +273,21 @@ final class IdempotentInvoker {
   }
 
   private void release(String key, ClaimToken token) {
+    release(key, token, false);
+  }
+
+  private void forget(String key, ClaimToken token) {
+    release(key, token, true);
+  }
+
+  /** Releases a claim (forgetting its record's counts when asked); a failure here only logs. */
+  private void release(String key, ClaimToken token, boolean forget) {
     try {
-      store.fail(key, token);
+      if (forget) {
+        store.forget(key, token);
+      } else {
+        store.fail(key, token);
+      }
     } catch (IdempotencyLeaseLostException e) {
       log.debug("claim on key '{}' was already lost when releasing it", key);
     } catch (RuntimeException e) {

@@ -85,6 +85,16 @@ final class TimedIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
+  public void forget(String key, ClaimToken token) {
+    time(
+        "forget",
+        () -> {
+          store.forget(key, token);
+          return null;
+        });
+  }
+
+  @Override
   public Instant renewLease(String key, ClaimToken token, Duration lease) {
     return time("renewLease", () -> store.renewLease(key, token, lease));
   }

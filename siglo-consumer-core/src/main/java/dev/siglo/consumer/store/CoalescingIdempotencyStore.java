@@ -63,6 +63,11 @@ public final class CoalescingIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
+  public void forget(String key, ClaimToken token) {
+    store.forget(key, token);
+  }
+
+  @Override
   public Instant renewLease(String key, ClaimToken token, Duration lease) {
     return store.renewLease(key, token, lease);
   }

@@ -35,6 +35,10 @@ import java.util.Optional;
  *       collection.
  *   <li>A claim of a key whose live record has a different, non-null payload fingerprint throws
  *       {@link IdempotencyKeyReuseException}; the record is unchanged.
+ *   <li>A record counts its deliveries (claims that start one) and how often an abandoned claim was
+ *       taken over; {@link #fail} keeps the counts, {@link #complete} and {@link #forget} end them.
+ *       {@link ClaimResult.Claimed} reports both, so a runtime bounds deliveries across restarts
+ *       and recognises a record whose holder keeps dying.
  *   <li>Outcomes are stored through an {@link OutcomeCodec} (JSON, never Java serialization); an
  *       outcome over its size limit is rejected at {@code complete} with {@link
  *       OutcomeTooLargeException} and the record stays in progress.
@@ -133,7 +137,9 @@ public interface IdempotencyStore extends AutoCloseable {
   }
 
   /**
-   * Releases a claim (transient failure): the record becomes absent so a retry can claim it.
+   * Releases a claim (transient failure): the record acts as absent, so a retry can claim it, but
+   * keeps its delivery and takeover counts for the next claim (a store that keeps no counts removes
+   * it).
    *
    * @param key the key
    * @param token the token of the claim
@@ -141,6 +147,19 @@ public interface IdempotencyStore extends AutoCloseable {
    * @throws IdempotencyStoreUnavailableException when the store cannot be reached
    */
   void fail(String key, ClaimToken token);
+
+  /**
+   * Releases a claim and forgets the record with its counts (the message leaves through a dead
+   * letter, so a replay of it starts counting afresh). The default calls {@link #fail}.
+   *
+   * @param key the key
+   * @param token the token of the claim
+   * @throws IdempotencyLeaseLostException when the token does not hold the claim
+   * @throws IdempotencyStoreUnavailableException when the store cannot be reached
+   */
+  default void forget(String key, ClaimToken token) {
+    fail(key, token);
+  }
 
   /**
    * Extends a held claim's lease from now (the engine renews the claims of running handlers and

@@ -75,10 +75,19 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
           if (e == null || e.expired(now)) {
             ClaimToken token = ClaimToken.random();
             long leaseEnd = now + request.lease().toMillis();
+            boolean takeover = e != null && e.outcome == null && !e.released;
+            // a released or taken-over record carries its counts on; a completed one ends them
+            boolean counting = e != null && e.outcome == null;
+            int deliveries = (counting ? e.deliveries : 0) + (request.newDelivery() ? 1 : 0);
+            int takeovers = (counting ? e.takeovers : 0) + (takeover ? 1 : 0);
             answer[0] =
                 new ClaimResult.Claimed(
-                    token, Instant.ofEpochMilli(leaseEnd), e != null && e.outcome == null);
-            return Entry.inProgress(token, request.fingerprint(), leaseEnd);
+                    token,
+                    Instant.ofEpochMilli(leaseEnd),
+                    takeover,
+                    Math.max(1, deliveries),
+                    takeovers);
+            return Entry.inProgress(token, request.fingerprint(), leaseEnd, deliveries, takeovers);
           }
           if (e.fingerprint != null
               && request.fingerprint() != null
@@ -128,6 +137,18 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         key,
         (k, e) -> {
           requireHeldBy(k, e, token);
+          return Entry.released(e);
+        });
+  }
+
+  @Override
+  public void forget(String key, ClaimToken token) {
+    StoreKeys.requireValid(key);
+    Objects.requireNonNull(token, "token");
+    entries.compute(
+        key,
+        (k, e) -> {
+          requireHeldBy(k, e, token);
           return null;
         });
   }
@@ -143,7 +164,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         key,
         (k, e) -> {
           requireHeldBy(k, e, token);
-          return Entry.inProgress(token, e.fingerprint, leaseEnd);
+          return Entry.inProgress(token, e.fingerprint, leaseEnd, e.deliveries, e.takeovers);
         });
     return Instant.ofEpochMilli(leaseEnd);
   }
@@ -225,7 +246,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
   }
 
   private static void requireHeldBy(String key, Entry e, ClaimToken token) {
-    if (e == null || e.outcome != null || !e.token.equals(token)) {
+    if (e == null || e.outcome != null || e.released || !e.token.equals(token)) {
       throw token.notHeldOn(key);
     }
   }
@@ -240,6 +261,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     final byte[] outcome;
     final long retentionEnd;
     final long sequence;
+    final int deliveries;
+    final int takeovers;
+    final boolean released;
 
     private Entry(
         ClaimToken token,
@@ -247,32 +271,46 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
         long leaseEnd,
         byte[] outcome,
         long retentionEnd,
-        long sequence) {
+        long sequence,
+        int deliveries,
+        int takeovers,
+        boolean released) {
       this.token = token;
       this.fingerprint = fingerprint;
       this.leaseEnd = leaseEnd;
       this.outcome = outcome;
       this.retentionEnd = retentionEnd;
       this.sequence = sequence;
+      this.deliveries = deliveries;
+      this.takeovers = takeovers;
+      this.released = released;
     }
 
-    static Entry inProgress(ClaimToken token, String fingerprint, long leaseEnd) {
-      return new Entry(token, fingerprint, leaseEnd, null, 0L, 0L);
+    static Entry inProgress(
+        ClaimToken token, String fingerprint, long leaseEnd, int deliveries, int takeovers) {
+      return new Entry(token, fingerprint, leaseEnd, null, 0L, 0L, deliveries, takeovers, false);
     }
 
     static Entry completed(String fingerprint, byte[] outcome, long retentionEnd, long sequence) {
-      return new Entry(null, fingerprint, 0L, outcome, retentionEnd, sequence);
+      return new Entry(null, fingerprint, 0L, outcome, retentionEnd, sequence, 0, 0, false);
+    }
+
+    /** Released: acts as absent (expired), keeping only the counts for the next claim. */
+    static Entry released(Entry held) {
+      return new Entry(null, null, 0L, null, 0L, 0L, held.deliveries, held.takeovers, true);
     }
 
     boolean expired(long now) {
-      return outcome == null ? now >= leaseEnd : now >= retentionEnd;
+      return released || (outcome == null ? now >= leaseEnd : now >= retentionEnd);
     }
 
     @Override
     public String toString() {
-      return outcome == null
-          ? "IN_PROGRESS(" + token + ")"
-          : "COMPLETED(" + Arrays.hashCode(outcome) + ")";
+      return released
+          ? "RELEASED(" + deliveries + " deliveries)"
+          : outcome == null
+              ? "IN_PROGRESS(" + token + ")"
+              : "COMPLETED(" + Arrays.hashCode(outcome) + ")";
     }
   }
 

@@ -116,11 +116,16 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         ps.setString(4, request.fingerprint());
         setNow(ps, 5);
         ps.setLong(6, request.lease().toMillis());
-        setNow(ps, 7);
+        ps.setInt(7, request.newDelivery() ? 1 : 0);
+        setNow(ps, 8);
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {
             return new ClaimResult.Claimed(
-                token, Instant.ofEpochMilli(rs.getLong(1)), "P".equals(rs.getString(2)));
+                token,
+                Instant.ofEpochMilli(rs.getLong(1)),
+                rs.getBoolean(2),
+                rs.getInt(3),
+                rs.getInt(4));
           }
         }
       }
@@ -196,6 +201,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     String[] tokens = new String[n];
     String[] fingerprints = new String[n];
     Long[] leases = new Long[n];
+    Integer[] deliveries = new Integer[n];
     Map<String, ClaimToken> tokenOf = new HashMap<>();
     int i = 0;
     for (Map.Entry<String, ClaimRequest> e : requests.entrySet()) {
@@ -205,6 +211,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
       tokens[i] = token.value();
       fingerprints[i] = e.getValue().fingerprint();
       leases[i] = e.getValue().lease().toMillis();
+      deliveries[i] = e.getValue().newDelivery() ? 1 : 0;
       i++;
     }
     Map<String, BatchClaimResult> out = new HashMap<>();
@@ -215,8 +222,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
       ps.setArray(3, c.createArrayOf("text", tokens));
       ps.setArray(4, c.createArrayOf("text", fingerprints));
       ps.setArray(5, c.createArrayOf("bigint", leases));
-      setNow(ps, 6);
+      ps.setArray(6, c.createArrayOf("integer", deliveries));
       setNow(ps, 7);
+      setNow(ps, 8);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           String key = rs.getString(1);
@@ -228,7 +236,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                   new ClaimResult.Claimed(
                       tokenOf.get(key),
                       Instant.ofEpochMilli(rs.getLong(3)),
-                      "P".equals(rs.getString(4)))));
+                      rs.getBoolean(4),
+                      rs.getInt(5),
+                      rs.getInt(6))));
         }
       }
     }
@@ -362,19 +372,33 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
   @Override
   public void fail(String key, ClaimToken token) {
+    release("fail", sql.fail, true, key, token);
+  }
+
+  @Override
+  public void forget(String key, ClaimToken token) {
+    release("forget", sql.forget, false, key, token);
+  }
+
+  private void release(
+      String operation, String statement, boolean withNow, String key, ClaimToken token) {
     StoreKeys.requireValid(key);
     Objects.requireNonNull(token, "token");
-    int deleted =
+    int changed =
         run(
-            "fail",
+            operation,
             c -> {
-              try (PreparedStatement ps = c.prepareStatement(sql.fail)) {
-                ps.setString(1, key);
-                ps.setString(2, token.value());
+              try (PreparedStatement ps = c.prepareStatement(statement)) {
+                int p = 1;
+                if (withNow) {
+                  setNow(ps, p++);
+                }
+                ps.setString(p++, key);
+                ps.setString(p, token.value());
                 return ps.executeUpdate();
               }
             });
-    if (deleted == 0) {
+    if (changed == 0) {
       throw token.notHeldOn(key);
     }
   }

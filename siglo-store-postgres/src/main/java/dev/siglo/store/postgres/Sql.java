@@ -9,17 +9,35 @@ final class Sql {
   private static final String NOW =
       "COALESCE(CAST(? AS BIGINT), CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000 AS BIGINT))";
 
+  /**
+   * A released row (in progress without a token) is free; an expired one too. Both carry their
+   * counts on (a taken-over one counts a takeover); an expired completed row starts afresh.
+   */
   private static final String UPSERT =
       " ON CONFLICT (idem_key) DO UPDATE SET state = 'P', owner_token = EXCLUDED.owner_token,"
           + " fingerprint = EXCLUDED.fingerprint, lease_until_ms = EXCLUDED.lease_until_ms,"
-          + " retain_until_ms = NULL, outcome = NULL"
-          + " WHERE COALESCE(r.retain_until_ms, r.lease_until_ms) <= "
+          + " retain_until_ms = NULL, outcome = NULL,"
+          + " deliveries = CASE WHEN r.state = 'P' THEN r.deliveries ELSE 0 END"
+          + " + EXCLUDED.deliveries,"
+          + " takeovers = CASE WHEN r.state <> 'P' THEN 0"
+          + " WHEN r.owner_token IS NULL THEN r.takeovers ELSE r.takeovers + 1 END"
+          + " WHERE (r.state = 'P' AND r.owner_token IS NULL)"
+          + " OR COALESCE(r.retain_until_ms, r.lease_until_ms) <= "
           + NOW;
 
-  /** Params: key, key, token, fingerprint, now, lease ms, now. */
+  /** How long a released row keeps its counts: the next claim normally comes within seconds. */
+  static final long RELEASED_MEMORY_MS = 3_600_000L;
+
+  /**
+   * Params: key, key, token, fingerprint, now, lease ms, new delivery (0/1), now. Columns: lease,
+   * takeover, deliveries, takeovers.
+   */
   final String claim;
 
-  /** Params: keys[], keys[], tokens[], fingerprints[], leases[], now, now. */
+  /**
+   * Params: keys[], keys[], tokens[], fingerprints[], leases[], new deliveries[], now, now.
+   * Columns: key, token, lease, takeover, deliveries, takeovers.
+   */
   final String claimAll;
 
   /** Params: now, key. Columns: state, fingerprint, lease, retain, outcome, now. */
@@ -34,8 +52,11 @@ final class Sql {
   /** Params: now, keys[], tokens[], outcomes[], retention ms[]. Columns: key. */
   final String completeAll;
 
-  /** Params: key, token. */
+  /** Params: now, key, token. */
   final String fail;
+
+  /** Params: key, token. */
+  final String forget;
 
   /** Params: now, lease ms, key, token. */
   final String renew;
@@ -51,35 +72,40 @@ final class Sql {
 
   Sql(String t) {
     claim =
-        "WITH prev AS (SELECT state FROM "
+        "WITH prev AS (SELECT state, owner_token FROM "
             + t
             + " WHERE idem_key = ?)"
             + " INSERT INTO "
             + t
             + " AS r (idem_key, state, owner_token, fingerprint,"
-            + " lease_until_ms, retain_until_ms, outcome)"
+            + " lease_until_ms, retain_until_ms, outcome, deliveries, takeovers)"
             + " VALUES (?, 'P', ?, ?, "
             + NOW
-            + " + ?, NULL, NULL)"
+            + " + ?, NULL, NULL, ?, 0)"
             + UPSERT
-            + " RETURNING r.lease_until_ms, (SELECT state FROM prev)";
+            + " RETURNING r.lease_until_ms,"
+            + " COALESCE((SELECT state = 'P' AND owner_token IS NOT NULL FROM prev), false),"
+            + " GREATEST(r.deliveries, 1), r.takeovers";
     claimAll =
-        "WITH prev AS (SELECT idem_key, state FROM "
+        "WITH prev AS (SELECT idem_key, state, owner_token FROM "
             + t
             + " WHERE idem_key = ANY(?))"
             + " INSERT INTO "
             + t
             + " AS r (idem_key, state, owner_token, fingerprint,"
-            + " lease_until_ms, retain_until_ms, outcome)"
-            + " SELECT i.k, 'P', i.tok, i.fp, n.now + i.lease, NULL, NULL"
-            + " FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[]) AS i(k, tok, fp, lease)"
+            + " lease_until_ms, retain_until_ms, outcome, deliveries, takeovers)"
+            + " SELECT i.k, 'P', i.tok, i.fp, n.now + i.lease, NULL, NULL, i.d, 0"
+            + " FROM unnest(?::text[], ?::text[], ?::text[], ?::bigint[], ?::int[])"
+            + " AS i(k, tok, fp, lease, d)"
             + " CROSS JOIN (SELECT "
             + NOW
             + " AS now) n"
             + " ORDER BY i.k"
             + UPSERT
             + " RETURNING r.idem_key, r.owner_token, r.lease_until_ms,"
-            + " (SELECT p.state FROM prev p WHERE p.idem_key = r.idem_key)";
+            + " COALESCE((SELECT p.state = 'P' AND p.owner_token IS NOT NULL FROM prev p"
+            + " WHERE p.idem_key = r.idem_key), false),"
+            + " GREATEST(r.deliveries, 1), r.takeovers";
     read =
         "SELECT state, fingerprint, lease_until_ms, retain_until_ms, outcome, "
             + NOW
@@ -111,7 +137,15 @@ final class Sql {
             + " unnest(?::text[], ?::text[], ?::bytea[], ?::bigint[]) AS i(k, tok, o, ret)"
             + " WHERE r.idem_key = i.k AND r.state = 'P' AND r.owner_token = i.tok"
             + " RETURNING r.idem_key";
-    fail = "DELETE FROM " + t + " WHERE idem_key = ? AND state = 'P' AND owner_token = ?";
+    fail =
+        "UPDATE "
+            + t
+            + " SET owner_token = NULL, fingerprint = NULL, lease_until_ms = 0, retain_until_ms = "
+            + NOW
+            + " + "
+            + RELEASED_MEMORY_MS
+            + " WHERE idem_key = ? AND state = 'P' AND owner_token = ?";
+    forget = "DELETE FROM " + t + " WHERE idem_key = ? AND state = 'P' AND owner_token = ?";
     renew =
         "UPDATE "
             + t

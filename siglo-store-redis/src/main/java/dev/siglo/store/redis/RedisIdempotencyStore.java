@@ -56,10 +56,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
   private static final RedisScript CLAIM = RedisScript.load("claim");
   private static final RedisScript COMPLETE = RedisScript.load("complete");
   private static final RedisScript FAIL = RedisScript.load("fail");
+  private static final RedisScript FORGET = RedisScript.load("forget");
   private static final RedisScript RENEW = RedisScript.load("renew");
   private static final RedisScript GET = RedisScript.load("get");
   private static final RedisScript CLEAR = RedisScript.load("clear");
   private static final byte[] SERVER_CLOCK = new byte[0];
+  private static final byte[] ONE = {'1'};
+  private static final byte[] ZERO = {'0'};
 
   private final RedisStoreConfig config;
   private final UnifiedJedis redis;
@@ -131,7 +134,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     List<BatchClaimResult> out = new ArrayList<>(requests.size());
     List<ClaimRequest> valid = new ArrayList<>(requests.size());
     List<byte[]> keys = new ArrayList<>(requests.size());
-    List<byte[]> args = new ArrayList<>(3 + 3 * requests.size());
+    List<byte[]> args = new ArrayList<>(3 + 4 * requests.size());
     args.add(now());
     args.add(grace);
     args.add(prefix);
@@ -148,6 +151,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
       args.add(bytes(token.value()));
       args.add(r.fingerprint() == null ? new byte[0] : bytes(r.fingerprint()));
       args.add(number(r.lease().toMillis()));
+      args.add(r.newDelivery() ? ONE : ZERO);
     }
     List<?> answers =
         valid.isEmpty() ? List.of() : (List<?>) call("claim", () -> CLAIM.run(redis, keys, args));
@@ -175,7 +179,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return BatchClaimResult.of(
             r,
             new ClaimResult.Claimed(
-                token, instant(answer.get(1)), "1".equals(text(answer.get(2)))));
+                token,
+                instant(answer.get(1)),
+                "1".equals(text(answer.get(2))),
+                Math.toIntExact((Long) answer.get(3)),
+                Math.toIntExact((Long) answer.get(4))));
       case "C":
         return BatchClaimResult.of(
             r, new ClaimResult.Completed(config.codec().decode((byte[]) answer.get(1))));
@@ -243,9 +251,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
   @Override
   public void fail(String key, ClaimToken token) {
+    release("fail", FAIL, key, token, List.of(bytes(token.value()), grace));
+  }
+
+  @Override
+  public void forget(String key, ClaimToken token) {
+    release("forget", FORGET, key, token, List.of(bytes(token.value())));
+  }
+
+  private void release(
+      String operation, RedisScript script, String key, ClaimToken token, List<byte[]> args) {
     byte[] k = redisKey(key);
     Objects.requireNonNull(token, "token");
-    Object done = call("fail", () -> FAIL.run(redis, List.of(k), List.of(bytes(token.value()))));
+    Object done = call(operation, () -> script.run(redis, List.of(k), args));
     if (!Long.valueOf(1L).equals(done)) {
       throw token.notHeldOn(key);
     }

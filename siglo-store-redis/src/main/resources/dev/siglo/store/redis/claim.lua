@@ -1,8 +1,11 @@
 -- Claims every key of KEYS in one call (a single claim is a batch of one).
 -- ARGV[1]: now in ms, or '' to use the server clock; ARGV[2]: GC grace in ms;
 -- ARGV[3]: the store's key prefix, kept on the record so clear() removes only its own store's;
--- then per key i: ARGV[3*i+1] token, ARGV[3*i+2] fingerprint ('' = none), ARGV[3*i+3] lease in ms.
--- Answers per key: {'K', leaseEnd, takeover} claimed, {'C', outcome} completed,
+-- then per key i: ARGV[4*i] token, ARGV[4*i+1] fingerprint ('' = none), ARGV[4*i+2] lease in ms,
+-- ARGV[4*i+3]: '1' when the claim starts a new delivery. A released record (state 'r') acts as
+-- absent; it and an abandoned claim taken over carry their counts 'd' (deliveries) and 'x'
+-- (takeovers) on.
+-- Answers per key: {'K', leaseEnd, takeover, deliveries, takeovers} claimed, {'C', outcome} completed,
 -- {'P', leaseEnd} in progress, {'R'} key reused with another fingerprint.
 local now = tonumber(ARGV[1])
 if not now then
@@ -13,11 +16,12 @@ local grace = tonumber(ARGV[2])
 local prefix = ARGV[3]
 local answers = {}
 for i, key in ipairs(KEYS) do
-  local token, fingerprint, lease = ARGV[3 * i + 1], ARGV[3 * i + 2], tonumber(ARGV[3 * i + 3])
-  local h = redis.call('HMGET', key, 's', 'f', 'l', 'r', 'o')
+  local token, fingerprint = ARGV[4 * i], ARGV[4 * i + 1]
+  local lease, counts = tonumber(ARGV[4 * i + 2]), ARGV[4 * i + 3] == '1'
+  local h = redis.call('HMGET', key, 's', 'f', 'l', 'r', 'o', 'd', 'x')
   local state = h[1]
   local answer = nil
-  if state then
+  if state and state ~= 'r' then
     local live
     if state == 'p' then live = now < tonumber(h[3]) else live = now < tonumber(h[4]) end
     if live then
@@ -33,10 +37,19 @@ for i, key in ipairs(KEYS) do
   end
   if not answer then
     local leaseEnd = string.format('%.0f', now + lease)
+    local deliveries, takeovers = 0, 0
+    if state == 'p' or state == 'r' then
+      deliveries, takeovers = tonumber(h[6] or '0'), tonumber(h[7] or '0')
+    end
+    if counts then deliveries = deliveries + 1 end
+    if state == 'p' then takeovers = takeovers + 1 end
     if state then redis.call('DEL', key) end
-    redis.call('HSET', key, 's', 'p', 't', token, 'f', fingerprint, 'l', leaseEnd, 'p', prefix)
+    redis.call('HSET', key, 's', 'p', 't', token, 'f', fingerprint, 'l', leaseEnd, 'p', prefix,
+      'd', deliveries, 'x', takeovers)
     redis.call('PEXPIRE', key, lease + grace)
-    if state == 'p' then answer = {'K', leaseEnd, '1'} else answer = {'K', leaseEnd, '0'} end
+    local takeover = '0'
+    if state == 'p' then takeover = '1' end
+    answer = {'K', leaseEnd, takeover, math.max(deliveries, 1), takeovers}
   end
   answers[i] = answer
 end
