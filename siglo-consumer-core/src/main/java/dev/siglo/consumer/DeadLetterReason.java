@@ -20,7 +20,8 @@ public enum DeadLetterReason {
   /**
    * The record's claim had to be taken over from a dead holder {@code maxTakeovers} times: the
    * message kills the consumer that runs it (out of memory, a native crash, a halt), so it is put
-   * aside instead of crash-looping the group. Its counts are forgotten, so a replay runs it again.
+   * aside instead of crash-looping the group. A decline is cached for it, so a redelivery is
+   * acknowledged without running; clear its record to run it again after the fix.
    */
   CRASH_LOOP
 }

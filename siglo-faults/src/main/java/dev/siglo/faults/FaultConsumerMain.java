@@ -213,6 +213,9 @@ public final class FaultConsumerMain {
 
   private static void pause(JsonNode value, long millis, long slowMillis)
       throws InterruptedException {
+    if (value.path("halt").asBoolean(false)) {
+      Runtime.getRuntime().halt(137); // the poison under test: a record that kills its JVM
+    }
     long wait = value.path("slow").asBoolean(false) ? slowMillis : millis;
     if (wait > 0) {
       Thread.sleep(wait); // the handler's simulated work

@@ -209,6 +209,45 @@ final class KafkaScenarios {
         });
   }
 
+  /**
+   * Scenario 5c: three records whose handler halts the consumer's JVM, the consumer restarted at
+   * once each time it dies. Each crasher must end as a {@code CRASH_LOOP} dead letter after three
+   * takeovers, every other key must have its one effect, and the group must commit to the end. The
+   * lease is 10 s here: it is only how long a dead holder blocks its key (renewal keeps live
+   * holders whatever the lease), so the default 2 min would only make each crash wait longer.
+   */
+  Verdict crashLoop(String mode) throws Exception {
+    Manifest m = Manifest.crashers("crash", size.keys(), size.copies(), 3, 11);
+    int[] restarts = {0};
+    String bootstrap = lab.kafka.bootstrapServers();
+    return run(
+        "crash loop",
+        mode,
+        "3 records halt the consumer's JVM; it is restarted at once each time; lease 10 s",
+        bootstrap,
+        m,
+        Map.of("leaseMillis", "10000"),
+        run -> {
+          while (!KafkaSide.committedToEnd(
+              bootstrap, run.args.get("group"), run.args.get("topic"))) {
+            ConsumerProcess current = run.consumers.get(run.consumers.size() - 1);
+            Awaitility.await(run.id + ": the consumer dies or the group commits to the end")
+                .atMost(Duration.ofMinutes(size.minutesPerScenario()))
+                .pollInterval(Duration.ofMillis(200))
+                .until(
+                    () ->
+                        !current.isAlive()
+                            || KafkaSide.committedToEnd(
+                                bootstrap, run.args.get("group"), run.args.get("topic")));
+            if (!current.isAlive()) {
+              restarts[0]++;
+              run.startConsumer();
+            }
+          }
+          run.notes.append(" (").append(restarts[0]).append(" restarts)");
+        });
+  }
+
   /** Scenario 6: 1% each of undecodable, missing-key, hostile-key and reused-key messages. */
   Verdict poisonMix(String mode) throws Exception {
     Manifest m = Manifest.poisonMix("poison", size.keys(), size.copies(), 6);

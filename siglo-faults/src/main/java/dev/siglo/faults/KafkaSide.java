@@ -4,9 +4,11 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
+import java.util.Set;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
@@ -133,11 +135,17 @@ final class KafkaSide {
   /**
    * @return dead letters by their {@code siglo.dlt.reason} header
    */
+  private static String text(ConsumerRecord<byte[], byte[]> r, String header) {
+    Header h = r.headers().lastHeader(header);
+    return h == null ? "?" : new String(h.value(), StandardCharsets.UTF_8);
+  }
+
   static Map<String, Integer> deadLetters(String bootstrap, String topic) {
     Properties p = new Properties();
     p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
     p.put(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
     Map<String, Integer> reasons = new HashMap<>();
+    Set<String> seen = new HashSet<>();
     try (KafkaConsumer<byte[], byte[]> c =
         new KafkaConsumer<>(p, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
       TopicPartition tp = new TopicPartition(topic + "-dlt", 0);
@@ -146,9 +154,15 @@ final class KafkaSide {
       c.seekToBeginning(List.of(tp));
       while (c.position(tp) < end) {
         for (ConsumerRecord<byte[], byte[]> r : c.poll(Duration.ofMillis(500))) {
-          Header h = r.headers().lastHeader("siglo.dlt.reason");
-          String reason = h == null ? "?" : new String(h.value(), StandardCharsets.UTF_8);
-          reasons.merge(reason, 1, Integer::sum);
+          // a dead letter is published at least once: a crash between its publish and its
+          // record's commit publishes it again, so each original record counts once
+          if (!seen.add(
+              text(r, "siglo.dlt.original-partition")
+                  + "@"
+                  + text(r, "siglo.dlt.original-offset"))) {
+            continue;
+          }
+          reasons.merge(text(r, "siglo.dlt.reason"), 1, Integer::sum);
         }
       }
     }

@@ -83,4 +83,25 @@ final class Manifest {
     Collections.shuffle(m.items, new Random(seed + 1));
     return m;
   }
+
+  /**
+   * Duplicates plus {@code crashers} keys, sent once each, whose handler halts the consumer's JVM
+   * before its effect: each must end on the dead-letter destination as {@code CRASH_LOOP} and have
+   * no effect.
+   */
+  static Manifest crashers(String prefix, int keys, int copies, int crashers, long seed) {
+    Manifest m = duplicates(prefix, keys, copies, 0, seed);
+    for (int i = 0; i < crashers; i++) {
+      String key = prefix + "-crasher-" + i;
+      m.items.add(
+          new Item(
+              key,
+              ("{\"key\":\"" + key + "\",\"seq\":" + i + ",\"halt\":true}")
+                  .getBytes(StandardCharsets.UTF_8),
+              0));
+    }
+    m.expectedDeadLetters.put("CRASH_LOOP", crashers);
+    Collections.shuffle(m.items, new Random(seed + 2));
+    return m;
+  }
 }

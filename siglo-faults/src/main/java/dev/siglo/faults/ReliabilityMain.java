@@ -95,6 +95,8 @@ public final class ReliabilityMain {
               new Named("rebalance-storm/outside", () -> kafka.rebalanceStorm("outside")),
               new Named("long-handlers/tx", () -> kafka.longHandlers("tx")),
               new Named("long-handlers/outside", () -> kafka.longHandlers("outside")),
+              new Named("crash-loop/tx", () -> kafka.crashLoop("tx")),
+              new Named("crash-loop/outside", () -> kafka.crashLoop("outside")),
               new Named("lease-expiry/tx", () -> kafka.leaseExpiry("tx")),
               new Named("lease-expiry/outside", () -> kafka.leaseExpiry("outside")),
               new Named("poison-mix/tx", () -> kafka.poisonMix("tx")),

@@ -53,6 +53,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
   private final ErrorClassifier classifier;
   private final LeaseKeeper leases;
   private final StoreGate gate;
+  private final Isolation isolation = new Isolation();
 
   /**
    * @param config the configuration
@@ -227,6 +228,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     private final Message message;
     private int attempt = 1;
     private int durable;
+    private boolean alone;
 
     MessageBudget(Message message) {
       this.message = message;
@@ -234,7 +236,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
 
     @Override
     public boolean newDelivery() {
-      return attempt == 1;
+      return attempt == 1 && !alone; // the claim made alone repeats the suspect's, counted once
     }
 
     @Override
@@ -249,6 +251,11 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
                 + " times (maxTakeovers "
                 + config.retry().maxTakeovers()
                 + "): whatever runs it dies");
+      }
+      if (claim.takeover() && !alone) {
+        // its holder died: maybe of this message. Run it alone, so a crash is blamed on it only
+        alone = true;
+        throw new Isolation.RunAlone();
       }
     }
 
@@ -351,21 +358,15 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
       throws Exception {
     long[] handlerNanos = new long[1];
     Invocation<Object> result;
+    IdempotentInvoker.Body<Object> body =
+        claims == ClaimListener.NONE
+            ? token -> runHandler(message, value, key, token, attempt, handlerNanos)
+            : token -> {
+              claims.claimed(message, key, token);
+              return runHandler(message, value, key, token, attempt, handlerNanos);
+            };
     try {
-      result =
-          invoker.invoke(
-              message,
-              key,
-              fingerprint,
-              config.idempotency(),
-              classifier,
-              budget,
-              claims == ClaimListener.NONE
-                  ? token -> runHandler(message, value, key, token, attempt, handlerNanos)
-                  : token -> {
-                    claims.claimed(message, key, token);
-                    return runHandler(message, value, key, token, attempt, handlerNanos);
-                  });
+      result = isolation.run(() -> invoke(message, key, fingerprint, budget, body));
     } catch (IdempotencyKeyReuseException e) {
       return deadLetter(message, key, DeadLetterReason.KEY_REUSE, e, attempt);
     } catch (CrashLoopException e) {
@@ -389,6 +390,15 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     Invocation.Replayed<Object> replayed = (Invocation.Replayed<Object>) result;
     Outcome outcome = replayed.outcome();
     if (outcome instanceof Outcome.Declined decline) {
+      if (CrashLoopException.class.getSimpleName().equals(decline.errorType())) {
+        // its dead letter may not have been published before the process died: publish again
+        return deadLetter(
+            message,
+            key,
+            DeadLetterReason.CRASH_LOOP,
+            new CrashLoopException(decline.message()),
+            0);
+      }
       log.debug("{} key '{}': duplicate of a declined message; decline replayed", message, key);
       if (events.enabled()) {
         events.emit(new SigloEvent.Declined(message, key, decline, true));
@@ -400,6 +410,17 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
       events.emit(new SigloEvent.Duplicate(message, key, outcome, replayed.settled()));
     }
     return new Disposition.Ack(Disposition.AckReason.DUPLICATE, (Outcome.Success) outcome);
+  }
+
+  private Invocation<Object> invoke(
+      Message message,
+      String key,
+      String fingerprint,
+      DeliveryBudget budget,
+      IdempotentInvoker.Body<Object> body)
+      throws Exception {
+    return invoker.invoke(
+        message, key, fingerprint, config.idempotency(), classifier, budget, body);
   }
 
   private Disposition runUnkeyed(Message message, T value, int attempt) throws Exception {

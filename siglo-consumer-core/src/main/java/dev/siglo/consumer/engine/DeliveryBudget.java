@@ -36,7 +36,10 @@ interface DeliveryBudget {
    * Told of the message's claim before its handler runs.
    *
    * @param claim the claim, with the record's counts
-   * @throws CrashLoopException when its holders died too often: the handler must not run
+   * @throws CrashLoopException when its holders died too often: the handler must not run (the
+   *     record is forgotten)
+   * @throws RuntimeException any other: the handler must not run now (the claim is released and the
+   *     exception rethrown)
    */
   void claimed(ClaimResult.Claimed claim);
 

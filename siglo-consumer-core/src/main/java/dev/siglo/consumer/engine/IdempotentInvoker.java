@@ -20,6 +20,7 @@ import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.support.Time;
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -83,7 +84,16 @@ final class IdempotentInvoker {
     try {
       budget.claimed((ClaimResult.Claimed) claim);
     } catch (CrashLoopException e) {
-      forget(key, token);
+      // terminal: a redelivery (the dead letter was published, its offset not yet committed when
+      // another crash came) must not start the loop again, so the decline is cached
+      completeRetrying(
+          key,
+          token,
+          new Outcome.Declined(CrashLoopException.class.getSimpleName(), e.getMessage(), Map.of()),
+          options.ttl());
+      throw e;
+    } catch (RuntimeException e) {
+      release(key, token); // the budget wants it run later (alone): the record keeps its counts
       throw e;
     }
     LeaseKeeper.Held held = leases.hold(message, key, token, options.lease());

@@ -95,8 +95,18 @@ class DurableDeliveriesTest {
     assertThat(dead.reason()).isEqualTo(DeadLetterReason.CRASH_LOOP);
     assertThat(dead.cause()).isInstanceOf(CrashLoopException.class).hasMessageContaining("3 times");
     assertThat(runs).as("the crasher is not run a fourth time").hasValue(0);
-    ClaimResult replay = store.claim(new ClaimRequest(KEY, null, IdempotencyConfig.DEFAULT_LEASE));
-    assertThat(((ClaimResult.Claimed) replay).takeovers()).isZero();
+    Disposition redelivered;
+    try (MessageProcessor p = process(false)) {
+      redelivered = p.process(Messages.keyed("order-1", "{}"));
+    }
+    assertThat(redelivered)
+        .as(
+            "terminal: a redelivery (its dead letter may be lost with the process) is dead-lettered"
+                + " again without running")
+        .isInstanceOf(Disposition.DeadLetter.class);
+    assertThat(((Disposition.DeadLetter) redelivered).reason())
+        .isEqualTo(DeadLetterReason.CRASH_LOOP);
+    assertThat(runs).hasValue(0);
   }
 
   @Test
@@ -111,5 +121,56 @@ class DurableDeliveriesTest {
 
     assertThat(d).isInstanceOf(Disposition.Ack.class);
     assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void aMessageWhoseHolderDiedRunsAloneSoThatACrashIsBlamedOnItOnly() throws Exception {
+    holderDies();
+    java.util.concurrent.CountDownLatch neighbourRunning =
+        new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch neighbourMayFinish =
+        new java.util.concurrent.CountDownLatch(1);
+    java.util.List<String> order = new java.util.concurrent.CopyOnWriteArrayList<>();
+    try (MessageProcessor p =
+        MessageProcessor.of(
+            MessageProcessorConfig.<String>builder(
+                    PayloadDecoder.utf8(),
+                    (v, ctx) -> {
+                      order.add("start " + v);
+                      if (v.equals("neighbour")) {
+                        neighbourRunning.countDown();
+                        assertThat(
+                                neighbourMayFinish.await(10, java.util.concurrent.TimeUnit.SECONDS))
+                            .isTrue();
+                      }
+                      order.add("end " + v);
+                      return "ok";
+                    })
+                .store(store)
+                .time(time)
+                .build())) {
+      var neighbour =
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () -> p.process(Messages.keyed("order-2", "neighbour")));
+      assertThat(neighbourRunning.await(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      var suspect =
+          java.util.concurrent.CompletableFuture.supplyAsync(
+              () -> p.process(Messages.keyed("order-1", "suspect")));
+      org.awaitility.Awaitility.await()
+          .during(java.time.Duration.ofMillis(200))
+          .atMost(java.time.Duration.ofSeconds(5))
+          .until(() -> !order.contains("start suspect"));
+      neighbourMayFinish.countDown();
+
+      assertThat(suspect.get(10, java.util.concurrent.TimeUnit.SECONDS))
+          .isInstanceOf(Disposition.Ack.class);
+      assertThat(neighbour.get(10, java.util.concurrent.TimeUnit.SECONDS))
+          .isInstanceOf(Disposition.Ack.class);
+    }
+    assertThat(order)
+        .as("the suspect starts only once nothing else runs")
+        .containsExactly("start neighbour", "end neighbour", "start suspect", "end suspect");
+    ClaimResult after = store.claim(new ClaimRequest(KEY, null, IdempotencyConfig.DEFAULT_LEASE));
+    assertThat(after).isInstanceOf(ClaimResult.Completed.class);
   }
 }
