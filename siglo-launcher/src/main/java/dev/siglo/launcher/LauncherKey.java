@@ -57,7 +57,13 @@ public enum LauncherKey {
   RETRY_MAX_DELIVERIES(
       "siglo.retry.max-deliveries",
       String.valueOf(RetryConfig.DEFAULT_MAX_DELIVERIES),
-      "deliveries before the dead-letter destination"),
+      "deliveries before the dead-letter destination (counted on the record: across restarts)"),
+  /** Takeovers from a dead holder before CRASH_LOOP. */
+  RETRY_MAX_TAKEOVERS(
+      "siglo.retry.max-takeovers",
+      String.valueOf(RetryConfig.DEFAULT_MAX_TAKEOVERS),
+      "takeovers of a message's claim from a dead consumer before it is dead-lettered as"
+          + " CRASH_LOOP"),
   /** First in-process backoff. */
   RETRY_BACKOFF(
       "siglo.retry.backoff",

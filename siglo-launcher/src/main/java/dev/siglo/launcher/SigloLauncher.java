@@ -132,6 +132,7 @@ public final class SigloLauncher {
         RetryConfig.custom()
             .maxAttempts(config.positiveInt(LauncherKey.RETRY_MAX_ATTEMPTS))
             .maxDeliveries(config.positiveInt(LauncherKey.RETRY_MAX_DELIVERIES))
+            .maxTakeovers(config.positiveInt(LauncherKey.RETRY_MAX_TAKEOVERS))
             .backoff(
                 config.duration(LauncherKey.RETRY_BACKOFF),
                 config.duration(LauncherKey.RETRY_BACKOFF).multipliedBy(20))
