@@ -37,6 +37,12 @@ final class LeaseKeeper implements AutoCloseable {
   /** How often the ticking thread looks for due claims. */
   static final Duration TICK = Duration.ofMillis(50);
 
+  /**
+   * How long a renewal that failed on the store waits before it is tried again, at most (a tenth of
+   * the claim's lease when that is shorter): an outage is not hammered 20 times a second.
+   */
+  static final Duration RETRY_AFTER_FAILURE = Duration.ofSeconds(1);
+
   /** One held claim. */
   static final class Held {
     final Message message;
@@ -44,6 +50,7 @@ final class LeaseKeeper implements AutoCloseable {
     final ClaimToken token;
     final Duration lease;
     private final long renewEveryNanos;
+    private final long retryNanos;
     private volatile long dueNanos;
     private volatile boolean lost;
 
@@ -53,6 +60,7 @@ final class LeaseKeeper implements AutoCloseable {
       this.token = token;
       this.lease = lease;
       this.renewEveryNanos = Math.max(1, (long) (lease.toNanos() * RENEW_FRACTION));
+      this.retryNanos = Math.max(1, Math.min(RETRY_AFTER_FAILURE.toNanos(), lease.toNanos() / 10));
       this.dueNanos = nowNanos + renewEveryNanos;
     }
 
@@ -129,6 +137,9 @@ final class LeaseKeeper implements AutoCloseable {
       answers = store.renewAll(requests);
     } catch (RuntimeException e) {
       log.warn("renewing {} claim lease(s) failed ({}); retrying", due.size(), e.toString());
+      for (Held h : due) {
+        h.dueNanos = now + h.retryNanos;
+      }
       return;
     }
     for (int i = 0; i < due.size(); i++) {
@@ -140,6 +151,7 @@ final class LeaseKeeper implements AutoCloseable {
         leaseLost(h);
       } else {
         log.warn("renewing the lease of key '{}' failed: {}", h.key, failure.toString());
+        h.dueNanos = now + h.retryNanos;
       }
     }
   }

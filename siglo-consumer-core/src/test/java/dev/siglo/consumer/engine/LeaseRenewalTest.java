@@ -177,4 +177,60 @@ class LeaseRenewalTest {
         .extracting(SigloEvent::key)
         .isEqualTo(key);
   }
+
+  @Test
+  void aRenewalThatFailsOnAnUnavailableStoreIsRetriedOncePerSecondNotEveryTick() throws Exception {
+    AtomicInteger renewals = new AtomicInteger();
+    LeaseKeeper keeper =
+        new LeaseKeeper(
+            new IdempotencyStore() {
+              @Override
+              public dev.siglo.consumer.store.ClaimResult claim(ClaimRequest r) {
+                throw new UnsupportedOperationException();
+              }
+
+              @Override
+              public void complete(
+                  String key,
+                  dev.siglo.consumer.store.ClaimToken t,
+                  Outcome o,
+                  Duration retention) {}
+
+              @Override
+              public void fail(String key, dev.siglo.consumer.store.ClaimToken t) {}
+
+              @Override
+              public java.time.Instant renewLease(
+                  String key, dev.siglo.consumer.store.ClaimToken t, Duration lease) {
+                renewals.incrementAndGet();
+                throw new dev.siglo.consumer.error.IdempotencyStoreUnavailableException("down");
+              }
+
+              @Override
+              public java.util.Optional<Outcome> getResult(String key) {
+                return java.util.Optional.empty();
+              }
+
+              @Override
+              public void clear() {}
+            },
+            time,
+            new EventSink(List.of()));
+    keeper.hold(
+        Messages.keyed("order-9", "x"),
+        IdempotencyKeys.defaults().key("order-9"),
+        new dev.siglo.consumer.store.ClaimToken("t"),
+        LEASE);
+
+    for (Duration t = Duration.ZERO;
+        t.compareTo(Duration.ofSeconds(60)) < 0;
+        t = t.plus(LeaseKeeper.TICK)) {
+      time.advance(LeaseKeeper.TICK);
+      keeper.renewDue();
+    }
+
+    // due after a third of the lease (40 s), then once a second for the remaining 20 s
+    assertThat(renewals.get()).isBetween(20, 21);
+    keeper.close();
+  }
 }
