@@ -36,7 +36,6 @@ class ArchitectureTest {
   /** The engine's public types: the runtime SPI. Everything else in the engine is hidden. */
   private static final Set<String> ENGINE_SPI =
       Set.of(
-          "ClaimListener",
           "ConsumerBuilder",
           "Disposition",
           "IntakeGate",

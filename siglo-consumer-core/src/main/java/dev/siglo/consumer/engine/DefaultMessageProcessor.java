@@ -18,7 +18,6 @@ import dev.siglo.consumer.error.PayloadDecodingException;
 import dev.siglo.consumer.error.SigloException;
 import dev.siglo.consumer.event.SigloEvent;
 import dev.siglo.consumer.key.MissingKeyPolicy;
-import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.support.Time;
@@ -63,11 +62,11 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     this.time = config.time();
     this.results = ResultJson.of(config.resultMapper());
     this.events = new EventSink(config.listeners());
-    this.leases = new LeaseKeeper(config.store(), time, events);
-    this.invoker = new IdempotentInvoker(config.store(), results, time, leases);
     this.gate =
         new StoreGate(
             config.store(), config.keys().key(PROBE_KEY), config.pauseConditions(), time, events);
+    this.leases = new LeaseKeeper(config.store(), time, events, gate);
+    this.invoker = new IdempotentInvoker(config.store(), results, time, leases, gate);
     if (!config.pauseConditions().isEmpty()) {
       gate.startTicking();
     }
@@ -105,7 +104,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
   }
 
   @Override
-  public Disposition process(Message message, ClaimListener claims) {
+  public Disposition process(Message message) {
     T value;
     try {
       value = config.decoder().decode(message);
@@ -131,10 +130,10 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
               }
               return poison(message, again);
             }
-            return processDecoded(message, decoded, claims);
+            return processDecoded(message, decoded);
           });
     }
-    return processDecoded(message, value, claims);
+    return processDecoded(message, value);
   }
 
   /**
@@ -158,7 +157,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
         0);
   }
 
-  private Disposition processDecoded(Message message, T value, ClaimListener claims) {
+  private Disposition processDecoded(Message message, T value) {
     String rawKey;
     try {
       rawKey = config.keyExtractor().extract(message, value).filter(k -> !k.isBlank()).orElse(null);
@@ -208,74 +207,15 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
               "payload of " + message + " could not be fingerprinted: " + e, e),
           0);
     }
-    MessageBudget budget = new MessageBudget(message);
+    MessageBudget budget = new MessageBudget(message, config.retry(), classifier);
     return withRetries(
         message,
         key,
         budget::deliveries,
         attempt -> {
-          budget.attempt = attempt;
-          return runKeyed(message, value, key, fingerprint, attempt, claims, budget);
+          budget.attempt(attempt);
+          return runKeyed(message, value, key, fingerprint, attempt, budget);
         });
-  }
-
-  /**
-   * A message's deliveries: the broker's count or the record's durable one, whichever is higher
-   * (Kafka's own count restarts after a crash or a rebalance). Used for one delivery's attempts, on
-   * the thread that processes it.
-   */
-  private final class MessageBudget implements DeliveryBudget {
-    private final Message message;
-    private int attempt = 1;
-    private int durable;
-    private boolean alone;
-
-    MessageBudget(Message message) {
-      this.message = message;
-    }
-
-    @Override
-    public boolean newDelivery() {
-      return attempt == 1 && !alone; // the claim made alone repeats the suspect's, counted once
-    }
-
-    @Override
-    public void claimed(ClaimResult.Claimed claim) {
-      durable = claim.deliveries();
-      if (claim.takeovers() >= config.retry().maxTakeovers()) {
-        throw new CrashLoopException(
-            "the claim of "
-                + message
-                + " was taken over from a dead holder "
-                + claim.takeovers()
-                + " times (maxTakeovers "
-                + config.retry().maxTakeovers()
-                + "): whatever runs it dies");
-      }
-      if (claim.takeover() && !alone) {
-        // its holder died: maybe of this message. Run it alone, so a crash is blamed on it only
-        alone = true;
-        throw new Isolation.RunAlone();
-      }
-    }
-
-    @Override
-    public boolean lastChance(Exception failure) {
-      return attempt >= config.retry().maxAttempts()
-          && deliveries() >= config.retry().maxDeliveries()
-          && !isInfrastructure(failure)
-          && classifier.classify(failure) != ErrorClass.PERMANENT
-          && !Thread.currentThread().isInterrupted();
-    }
-
-    int deliveries() {
-      return Math.max(message.deliveryAttempt(), durable);
-    }
-  }
-
-  private static boolean isInfrastructure(Throwable failure) {
-    return SigloException.findCause(failure, IdempotencyStoreUnavailableException.class) != null
-        || SigloException.findCause(failure, IdempotencyConflictException.class) != null;
   }
 
   @FunctionalInterface
@@ -306,7 +246,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
           gate.storeUnavailable(down);
         }
         // Siglo's own infrastructure failed, not the message: never counted, never dead-lettered
-        boolean infrastructure = isInfrastructure(e);
+        boolean infrastructure = down != null || conflict != null;
         if (classifier.classify(e) == ErrorClass.PERMANENT && !infrastructure) {
           // the invoker turns permanent failures of the handler into cached declines; what arrives
           // here failed outside it (the store rejected the key or cannot read the record)
@@ -348,23 +288,12 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
   }
 
   private Disposition runKeyed(
-      Message message,
-      T value,
-      String key,
-      String fingerprint,
-      int attempt,
-      ClaimListener claims,
-      DeliveryBudget budget)
+      Message message, T value, String key, String fingerprint, int attempt, DeliveryBudget budget)
       throws Exception {
     long[] handlerNanos = new long[1];
     Invocation<Object> result;
     IdempotentInvoker.Body<Object> body =
-        claims == ClaimListener.NONE
-            ? token -> runHandler(message, value, key, token, attempt, handlerNanos)
-            : token -> {
-              claims.claimed(message, key, token);
-              return runHandler(message, value, key, token, attempt, handlerNanos);
-            };
+        token -> runHandler(message, value, key, token, attempt, handlerNanos);
     try {
       result = isolation.run(() -> invoke(message, key, fingerprint, budget, body));
     } catch (IdempotencyKeyReuseException e) {

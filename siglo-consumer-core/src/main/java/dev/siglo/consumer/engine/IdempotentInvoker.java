@@ -36,16 +36,25 @@ final class IdempotentInvoker {
   private static final long FIRST_COMPLETION_BACKOFF_MS = 10;
   private static final long MAX_COMPLETION_BACKOFF_MS = 1_000;
 
+  /**
+   * How long a completion waits for the outage's prober before it tries the store itself again (a
+   * safety net: the prober runs as long as the outage is known).
+   */
+  static final Duration OUTAGE_WAIT = Duration.ofSeconds(30);
+
   private final IdempotencyStore store;
   private final ResultJson codec;
   private final Time time;
   private final LeaseKeeper leases;
+  private final StoreOutage outage;
 
-  IdempotentInvoker(IdempotencyStore store, ResultJson codec, Time time, LeaseKeeper leases) {
+  IdempotentInvoker(
+      IdempotencyStore store, ResultJson codec, Time time, LeaseKeeper leases, StoreOutage outage) {
     this.store = store;
     this.codec = codec;
     this.time = time;
     this.leases = leases;
+    this.outage = outage;
   }
 
   /** The work done while holding a claim; the token is {@code null} without a claim. */
@@ -257,7 +266,9 @@ final class IdempotentInvoker {
 
   /**
    * Completes, retrying while the store is unavailable: after the body ran, giving up would repeat
-   * its side effects. Stops when the thread is interrupted (the claim then expires with its lease).
+   * its side effects. The outage is reported, and between tries the thread waits for the outage's
+   * prober to find the store (at most {@link #OUTAGE_WAIT} at a time) rather than calling it
+   * itself. Stops when the thread is interrupted (the claim then expires with its lease).
    */
   private void completeRetrying(String key, ClaimToken token, Outcome outcome, Duration ttl) {
     long backoff = FIRST_COMPLETION_BACKOFF_MS;
@@ -266,13 +277,16 @@ final class IdempotentInvoker {
         store.complete(key, token, outcome, ttl);
         return;
       } catch (IdempotencyStoreUnavailableException e) {
+        outage.storeUnavailable(e);
         log.warn(
-            "completing key '{}' failed (store unavailable: {}); retrying in {} ms",
+            "completing key '{}' failed (store unavailable: {}); retrying after {} ms, once the"
+                + " store answers a probe",
             key,
             e.getMessage(),
             backoff);
         try {
           time.sleep(Duration.ofMillis(backoff));
+          outage.awaitStore(OUTAGE_WAIT);
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
           throw e;

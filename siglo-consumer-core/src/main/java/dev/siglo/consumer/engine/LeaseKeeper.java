@@ -2,6 +2,8 @@ package dev.siglo.consumer.engine;
 
 import dev.siglo.consumer.Message;
 import dev.siglo.consumer.error.IdempotencyLeaseLostException;
+import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
+import dev.siglo.consumer.error.SigloException;
 import dev.siglo.consumer.event.SigloEvent;
 import dev.siglo.consumer.store.BatchRenewResult;
 import dev.siglo.consumer.store.ClaimToken;
@@ -14,6 +16,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -22,8 +25,11 @@ import org.slf4j.LoggerFactory;
  * once {@link #RENEW_FRACTION} of its lease has passed since it was claimed or last renewed, all
  * due claims in one {@link IdempotencyStore#renewAll} call, so only a holder whose process died or
  * froze past its lease is ever taken over. A renewal that finds the claim taken over marks it
- * {@linkplain Held#lost() lost} and emits {@link SigloEvent.LeaseLost}; a store that cannot be
- * reached is tried again at the next tick (the claim keeps its last lease end).
+ * {@linkplain Held#lost() lost} and emits {@link SigloEvent.LeaseLost}; a renewal that fails on the
+ * store is tried again after {@link #RETRY_AFTER_FAILURE} (the claim keeps its last lease end). A
+ * store found unavailable is reported to the {@link StoreOutage}; while that outage lasts no
+ * renewal is sent (the outage's prober speaks for them), and due claims are renewed at the first
+ * tick after the store is back.
  *
  * <p>{@link #renewDue()} decides on the injected {@link Time}; a {@link Ticker} calls it every
  * {@link #TICK} on a named daemon thread, started with the first held claim. Thread-safe.
@@ -75,23 +81,26 @@ final class LeaseKeeper implements AutoCloseable {
   private final IdempotencyStore store;
   private final Time time;
   private final EventSink events;
+  private final StoreOutage outage;
   private final Set<Held> held = ConcurrentHashMap.newKeySet();
-  private final java.util.concurrent.locks.ReentrantLock renewing =
-      new java.util.concurrent.locks.ReentrantLock();
-  private Ticker ticker;
+  private final ReentrantLock renewing = new ReentrantLock();
+  private volatile Ticker ticker;
   private boolean closed;
 
-  LeaseKeeper(IdempotencyStore store, Time time, EventSink events) {
+  LeaseKeeper(IdempotencyStore store, Time time, EventSink events, StoreOutage outage) {
     this.store = store;
     this.time = time;
     this.events = events;
+    this.outage = outage;
   }
 
   /** Starts renewing a claim until {@link #release}. */
   Held hold(Message message, String key, ClaimToken token, Duration lease) {
     Held h = new Held(message, key, token, lease, time.nanoTime());
     held.add(h);
-    ensureTicking();
+    if (ticker == null) { // started once: no lock on the claim path afterwards
+      ensureTicking();
+    }
     return h;
   }
 
@@ -118,6 +127,9 @@ final class LeaseKeeper implements AutoCloseable {
   }
 
   private void renewDueNow() {
+    if (outage.storeDown()) {
+      return; // no renewal can land now; due claims go out once a probe finds the store
+    }
     long now = time.nanoTime();
     List<Held> due = new ArrayList<>();
     for (Held h : held) {
@@ -137,6 +149,7 @@ final class LeaseKeeper implements AutoCloseable {
       answers = store.renewAll(requests);
     } catch (RuntimeException e) {
       log.warn("renewing {} claim lease(s) failed ({}); retrying", due.size(), e.toString());
+      reportIfUnavailable(e);
       for (Held h : due) {
         h.dueNanos = now + h.retryNanos;
       }
@@ -151,8 +164,17 @@ final class LeaseKeeper implements AutoCloseable {
         leaseLost(h);
       } else {
         log.warn("renewing the lease of key '{}' failed: {}", h.key, failure.toString());
+        reportIfUnavailable(failure);
         h.dueNanos = now + h.retryNanos;
       }
+    }
+  }
+
+  private void reportIfUnavailable(RuntimeException failure) {
+    IdempotencyStoreUnavailableException down =
+        SigloException.findCause(failure, IdempotencyStoreUnavailableException.class);
+    if (down != null) {
+      outage.storeUnavailable(down);
     }
   }
 

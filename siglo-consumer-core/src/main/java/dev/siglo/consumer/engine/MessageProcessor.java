@@ -43,18 +43,7 @@ public interface MessageProcessor extends AutoCloseable {
    * @param message the delivered message
    * @return what to do with it; never {@code null}
    */
-  default Disposition process(Message message) {
-    return process(message, ClaimListener.NONE);
-  }
-
-  /**
-   * Processes one message, telling {@code claims} which claim it holds while its handler runs.
-   *
-   * @param message the delivered message
-   * @param claims told of the message's claim before its handler runs
-   * @return what to do with it; never {@code null}
-   */
-  Disposition process(Message message, ClaimListener claims);
+  Disposition process(Message message);
 
   /**
    * The gate a runtime consults before taking new work: closed while the store is unavailable or a

@@ -18,9 +18,10 @@ import org.slf4j.LoggerFactory;
  * condition holds (checked every {@link #CHECK_EVERY}). {@link #check()} decides on the injected
  * {@link Time}; a named daemon thread calls it every {@link #TICK}, started with the first outage
  * report or at once when there are pause conditions. Emits {@link SigloEvent.Paused} and {@link
- * SigloEvent.Resumed}. Thread-safe.
+ * SigloEvent.Resumed}. As the engine's {@link StoreOutage}, its probe is the only store call
+ * renewals and completions wait on while the store is down. Thread-safe.
  */
-final class StoreGate implements IntakeGate, AutoCloseable {
+final class StoreGate implements IntakeGate, StoreOutage, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(StoreGate.class);
 
   /** The first probe of a store reported down comes this long after the report. */
@@ -41,10 +42,11 @@ final class StoreGate implements IntakeGate, AutoCloseable {
   private final EventSink events;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition opened = lock.newCondition();
+  private final Condition storeBack = lock.newCondition();
   private final ReentrantLock checking = new ReentrantLock();
   private volatile String reason;
   private long pausedAtNanos;
-  private boolean storeDown;
+  private volatile boolean storeDown;
   private long nextProbeNanos;
   private long probeBackoffNanos;
   private long nextCheckNanos;
@@ -89,8 +91,34 @@ final class StoreGate implements IntakeGate, AutoCloseable {
     }
   }
 
+  @Override
+  public boolean storeDown() {
+    return storeDown;
+  }
+
+  @Override
+  public boolean awaitStore(Duration timeout) throws InterruptedException {
+    if (!storeDown) {
+      return true;
+    }
+    long nanos = timeout.toNanos();
+    lock.lock();
+    try {
+      while (storeDown && !closed) {
+        if (nanos <= 0) {
+          return false;
+        }
+        nanos = storeBack.awaitNanos(nanos);
+      }
+      return !storeDown;
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** The engine saw the store unavailable: close the gate and probe until the store answers. */
-  void storeUnavailable(Throwable cause) {
+  @Override
+  public void storeUnavailable(Throwable cause) {
     lock.lock();
     try {
       if (storeDown || closed) {
@@ -158,6 +186,7 @@ final class StoreGate implements IntakeGate, AutoCloseable {
     try {
       if (up) {
         storeDown = false;
+        storeBack.signalAll();
         log.info("idempotency store answers again: intake resumes");
       } else {
         probeBackoffNanos = Math.min(probeBackoffNanos * 2, MAX_PROBE.toNanos());
@@ -227,6 +256,7 @@ final class StoreGate implements IntakeGate, AutoCloseable {
     lock.lock();
     try {
       closed = true;
+      storeBack.signalAll(); // nobody probes any more: waiters go back to their own retries
       if (ticker != null) {
         ticker.close();
       }

@@ -13,6 +13,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.UnaryOperator;
 
 /**
  * The default {@link IdempotencyStore}: records in a {@link ConcurrentHashMap} of one process, each
@@ -131,41 +132,34 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
   @Override
   public void fail(String key, ClaimToken token) {
-    StoreKeys.requireValid(key);
-    Objects.requireNonNull(token, "token");
-    entries.compute(
-        key,
-        (k, e) -> {
-          requireHeldBy(k, e, token);
-          return Entry.released(e);
-        });
+    replaceHeld(key, token, Entry::released);
   }
 
   @Override
   public void forget(String key, ClaimToken token) {
+    replaceHeld(key, token, e -> null);
+  }
+
+  /** Replaces the record of {@code key} held by {@code token} with {@code next} of it. */
+  private void replaceHeld(String key, ClaimToken token, UnaryOperator<Entry> next) {
     StoreKeys.requireValid(key);
     Objects.requireNonNull(token, "token");
     entries.compute(
         key,
         (k, e) -> {
           requireHeldBy(k, e, token);
-          return null;
+          return next.apply(e);
         });
   }
 
   @Override
   public Instant renewLease(String key, ClaimToken token, Duration lease) {
-    StoreKeys.requireValid(key);
-    Objects.requireNonNull(token, "token");
     Durations.requirePositive(lease, "lease");
-    long now = clock.millis();
-    long leaseEnd = now + lease.toMillis();
-    entries.compute(
+    long leaseEnd = clock.millis() + lease.toMillis();
+    replaceHeld(
         key,
-        (k, e) -> {
-          requireHeldBy(k, e, token);
-          return Entry.inProgress(token, e.fingerprint, leaseEnd, e.deliveries, e.takeovers);
-        });
+        token,
+        e -> Entry.inProgress(token, e.fingerprint, leaseEnd, e.deliveries, e.takeovers));
     return Instant.ofEpochMilli(leaseEnd);
   }
 

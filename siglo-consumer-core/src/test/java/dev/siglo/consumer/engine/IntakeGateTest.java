@@ -13,9 +13,12 @@ import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.support.ManualTime;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -117,6 +120,37 @@ class IntakeGateTest {
                 assertThat(((SigloEvent.Resumed) e).pausedFor())
                     .isGreaterThan(Duration.ofSeconds(60)));
     assertThat(p.process(Messages.keyed("order-1", "{}"))).isInstanceOf(Disposition.Ack.class);
+    assertThat(runs).hasValue(1);
+  }
+
+  @Test
+  void aCompletionCaughtByAnOutageClosesTheGateAndWaitsForItsProbeRatherThanCallingTheStore()
+      throws Exception {
+    DefaultMessageProcessor<String> p = processor();
+    StoreGate gate = p.gate();
+    store.failNextCompletes.set(Integer.MAX_VALUE);
+    AtomicBoolean storeDown = new AtomicBoolean(true);
+    store.onGetResult =
+        () -> {
+          if (storeDown.get()) {
+            throw new IdempotencyStoreUnavailableException("still down");
+          }
+        };
+    CompletableFuture<Disposition> done =
+        CompletableFuture.supplyAsync(() -> p.process(Messages.keyed("order-1", "{}")));
+    Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> !gate.isOpen());
+
+    pass(gate, Duration.ofSeconds(60)); // a minute of outage, every probe failing
+
+    assertThat(store.completeCalls)
+        .as("the handler ran; its completion made one call, then waited on the probes")
+        .hasValue(1);
+    assertThat(done).isNotDone();
+    storeDown.set(false);
+    store.failNextCompletes.set(0);
+    pass(gate, StoreGate.MAX_PROBE);
+    assertThat(done.get(10, TimeUnit.SECONDS)).isInstanceOf(Disposition.Ack.class);
+    assertThat(store.completeCalls).hasValue(2);
     assertThat(runs).hasValue(1);
   }
 

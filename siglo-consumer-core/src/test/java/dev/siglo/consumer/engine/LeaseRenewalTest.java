@@ -22,6 +22,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -178,59 +179,108 @@ class LeaseRenewalTest {
         .isEqualTo(key);
   }
 
-  @Test
-  void aRenewalThatFailsOnAnUnavailableStoreIsRetriedOncePerSecondNotEveryTick() throws Exception {
-    AtomicInteger renewals = new AtomicInteger();
-    LeaseKeeper keeper =
-        new LeaseKeeper(
-            new IdempotencyStore() {
-              @Override
-              public dev.siglo.consumer.store.ClaimResult claim(ClaimRequest r) {
-                throw new UnsupportedOperationException();
-              }
+  /** A store whose renewals fail as unavailable while {@code down} holds, counting them. */
+  private static IdempotencyStore renewingStore(AtomicInteger renewals, AtomicBoolean down) {
+    return new IdempotencyStore() {
+      @Override
+      public dev.siglo.consumer.store.ClaimResult claim(ClaimRequest r) {
+        throw new UnsupportedOperationException();
+      }
 
-              @Override
-              public void complete(
-                  String key,
-                  dev.siglo.consumer.store.ClaimToken t,
-                  Outcome o,
-                  Duration retention) {}
+      @Override
+      public void complete(
+          String key, dev.siglo.consumer.store.ClaimToken t, Outcome o, Duration retention) {}
 
-              @Override
-              public void fail(String key, dev.siglo.consumer.store.ClaimToken t) {}
+      @Override
+      public void fail(String key, dev.siglo.consumer.store.ClaimToken t) {}
 
-              @Override
-              public java.time.Instant renewLease(
-                  String key, dev.siglo.consumer.store.ClaimToken t, Duration lease) {
-                renewals.incrementAndGet();
-                throw new dev.siglo.consumer.error.IdempotencyStoreUnavailableException("down");
-              }
+      @Override
+      public java.time.Instant renewLease(
+          String key, dev.siglo.consumer.store.ClaimToken t, Duration lease) {
+        renewals.incrementAndGet();
+        if (down.get()) {
+          throw new dev.siglo.consumer.error.IdempotencyStoreUnavailableException("down");
+        }
+        return java.time.Instant.now().plus(lease);
+      }
 
-              @Override
-              public java.util.Optional<Outcome> getResult(String key) {
-                return java.util.Optional.empty();
-              }
+      @Override
+      public java.util.Optional<Outcome> getResult(String key) {
+        return java.util.Optional.empty();
+      }
 
-              @Override
-              public void clear() {}
-            },
-            time,
-            new EventSink(List.of()));
+      @Override
+      public void clear() {}
+    };
+  }
+
+  private void holdOne(LeaseKeeper keeper) {
     keeper.hold(
         Messages.keyed("order-9", "x"),
         IdempotencyKeys.defaults().key("order-9"),
         new dev.siglo.consumer.store.ClaimToken("t"),
         LEASE);
+  }
 
-    for (Duration t = Duration.ZERO;
-        t.compareTo(Duration.ofSeconds(60)) < 0;
-        t = t.plus(LeaseKeeper.TICK)) {
+  private void renewFor(LeaseKeeper keeper, Duration d) {
+    for (Duration t = Duration.ZERO; t.compareTo(d) < 0; t = t.plus(LeaseKeeper.TICK)) {
       time.advance(LeaseKeeper.TICK);
       keeper.renewDue();
     }
+  }
+
+  @Test
+  void aRenewalThatFailsOnAnUnavailableStoreIsRetriedOncePerSecondNotEveryTick() {
+    AtomicInteger renewals = new AtomicInteger();
+    LeaseKeeper keeper =
+        new LeaseKeeper(
+            renewingStore(renewals, new AtomicBoolean(true)),
+            time,
+            new EventSink(List.of()),
+            StoreOutage.NONE);
+    holdOne(keeper);
+
+    renewFor(keeper, Duration.ofSeconds(60));
 
     // due after a third of the lease (40 s), then once a second for the remaining 20 s
     assertThat(renewals.get()).isBetween(20, 21);
+    keeper.close();
+  }
+
+  @Test
+  void aRenewalFindingTheStoreDownReportsTheOutageAndNoneIsSentUntilAProbeFindsItBack() {
+    AtomicInteger renewals = new AtomicInteger();
+    AtomicBoolean down = new AtomicBoolean(true);
+    AtomicBoolean known = new AtomicBoolean();
+    StoreOutage outage =
+        new StoreOutage() {
+          @Override
+          public void storeUnavailable(Throwable cause) {
+            known.set(true);
+          }
+
+          @Override
+          public boolean storeDown() {
+            return known.get();
+          }
+
+          @Override
+          public boolean awaitStore(Duration timeout) {
+            return !known.get();
+          }
+        };
+    LeaseKeeper keeper =
+        new LeaseKeeper(renewingStore(renewals, down), time, new EventSink(List.of()), outage);
+    holdOne(keeper);
+
+    renewFor(keeper, Duration.ofSeconds(100)); // due at 40 s; the store is down for a minute after
+
+    assertThat(known).as("the failed renewal reported the outage").isTrue();
+    assertThat(renewals).as("one renewal; the outage's probes speak for the rest").hasValue(1);
+    down.set(false);
+    known.set(false); // a probe found the store
+    renewFor(keeper, LeaseKeeper.TICK);
+    assertThat(renewals).as("renewed at the first tick after the store's return").hasValue(2);
     keeper.close();
   }
 }

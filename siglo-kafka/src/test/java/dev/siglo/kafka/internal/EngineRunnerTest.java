@@ -29,7 +29,7 @@ import org.junit.jupiter.api.Test;
 class EngineRunnerTest {
   private static final TopicPartition TP = new TopicPartition("orders", 0);
   private final MessageProcessor poison =
-      (message, claims) ->
+      message ->
           new Disposition.DeadLetter(
               DeadLetterReason.POISON_PAYLOAD,
               ErrorClass.PERMANENT,
