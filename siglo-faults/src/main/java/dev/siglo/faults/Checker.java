@@ -55,7 +55,7 @@ final class Checker {
         deadLetters,
         manifest.expectedDeadLetters,
         reachedEnd,
-        run.effectsWhileStoreDown,
+        run.outage,
         seconds);
   }
 }

@@ -16,14 +16,27 @@ import javax.sql.DataSource;
  * handler performed (scenario, effect key, message coordinates, process id, time), and one row in
  * {@code seen} each time the engine finished a message (processed, settled as a duplicate, declined
  * or dead-lettered), so a message whose offset was committed without ever being finished shows up
- * as lost even when another copy of its key had the effect.
+ * as lost even when another copy of its key had the effect; and one row in {@code pauses} each time
+ * a consumer paused its intake and resumed (when, and how many store calls it made meanwhile).
  */
 public final class Effects {
   static final String DDL =
       "CREATE TABLE IF NOT EXISTS effects (id BIGSERIAL PRIMARY KEY, scenario TEXT NOT NULL,"
           + " effect_key TEXT NOT NULL, coordinates TEXT NOT NULL, pid BIGINT NOT NULL,"
           + " at TIMESTAMPTZ NOT NULL DEFAULT clock_timestamp());"
-          + " CREATE TABLE IF NOT EXISTS seen (scenario TEXT NOT NULL, coordinates TEXT NOT NULL)";
+          + " CREATE TABLE IF NOT EXISTS seen (scenario TEXT NOT NULL, coordinates TEXT NOT NULL);"
+          + " CREATE TABLE IF NOT EXISTS pauses (scenario TEXT NOT NULL, pid BIGINT NOT NULL,"
+          + " paused_at TIMESTAMPTZ NOT NULL, resumed_at TIMESTAMPTZ NOT NULL,"
+          + " store_calls BIGINT NOT NULL)";
+
+  /**
+   * One pause of a consumer's intake.
+   *
+   * @param pausedAt when it paused
+   * @param resumedAt when it resumed
+   * @param storeCalls idempotency-store calls it made in between (probes, renewals, releases)
+   */
+  record Pause(Instant pausedAt, Instant resumedAt, long storeCalls) {}
 
   private final DataSource db;
 
@@ -70,6 +83,40 @@ public final class Effects {
       ps.setString(2, coordinates);
       ps.executeUpdate();
     }
+  }
+
+  /** Records one pause of this process's intake. */
+  void paused(String scenario, Pause pause) throws SQLException {
+    try (Connection c = db.getConnection();
+        PreparedStatement ps =
+            c.prepareStatement(
+                "INSERT INTO pauses (scenario, pid, paused_at, resumed_at, store_calls)"
+                    + " VALUES (?, ?, ?, ?, ?)")) {
+      ps.setString(1, scenario);
+      ps.setLong(2, ProcessHandle.current().pid());
+      ps.setTimestamp(3, Timestamp.from(pause.pausedAt()));
+      ps.setTimestamp(4, Timestamp.from(pause.resumedAt()));
+      ps.setLong(5, pause.storeCalls());
+      ps.executeUpdate();
+    }
+  }
+
+  /**
+   * @return the pauses of a scenario's consumers, in the order they began
+   */
+  java.util.List<Pause> pauses(String scenario) {
+    java.util.List<Pause> out = new java.util.ArrayList<>();
+    query(
+        "SELECT paused_at, resumed_at, store_calls FROM pauses WHERE scenario = ?"
+            + " ORDER BY paused_at",
+        scenario,
+        rs ->
+            out.add(
+                new Pause(
+                    rs.getTimestamp(1).toInstant(),
+                    rs.getTimestamp(2).toInstant(),
+                    rs.getLong(3))));
+    return out;
   }
 
   /**
@@ -128,6 +175,34 @@ public final class Effects {
         scenario,
         rs -> n[0] = rs.getInt(1));
     return n[0];
+  }
+
+  /** A write to the history. */
+  interface Write {
+    void run() throws SQLException;
+  }
+
+  /**
+   * Runs {@code write}, retrying every 500 ms for up to 30 s while the database is down (the
+   * store-outage scenarios stop the PostgreSQL that holds the history too).
+   */
+  static void retrying(String what, Write write) {
+    for (int attempt = 1; ; attempt++) {
+      try {
+        write.run();
+        return;
+      } catch (SQLException e) {
+        if (attempt == 60) {
+          throw new IllegalStateException("cannot " + what, e);
+        }
+        try {
+          Thread.sleep(500); // the database is down: retry, as a real effect would
+        } catch (InterruptedException interrupted) {
+          Thread.currentThread().interrupt();
+          throw new IllegalStateException("interrupted: cannot " + what, e);
+        }
+      }
+    }
   }
 
   private interface Row {

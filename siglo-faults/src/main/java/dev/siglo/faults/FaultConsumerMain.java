@@ -18,6 +18,7 @@ import dev.siglo.store.postgres.PostgresStoreConfig;
 import dev.siglo.store.postgres.TransactionalStep;
 import dev.siglo.store.redis.RedisIdempotencyStore;
 import dev.siglo.store.redis.RedisStoreConfig;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.io.InputStream;
 import java.net.URI;
 import java.time.Duration;
@@ -133,9 +134,12 @@ public final class FaultConsumerMain {
               || event instanceof SigloEvent.Duplicate
               || event instanceof SigloEvent.Declined
               || event instanceof SigloEvent.DeadLettered) {
-            recordSeen(effects, scenario, event.message().id());
+            Effects.retrying(
+                "record a finished message", () -> effects.seen(scenario, event.message().id()));
           }
         };
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    PauseRecorder pauses = new PauseRecorder(effects, scenario, registry);
     CompletableFuture<Void> stopped;
     if (a.get("broker").equals("kafka")) {
       SigloKafkaConsumer<JsonNode> consumer =
@@ -149,6 +153,8 @@ public final class FaultConsumerMain {
               .retry(retry)
               .concurrency(concurrency)
               .listener(seen)
+              .listener(pauses)
+              .metrics(registry)
               .property("session.timeout.ms", "6000")
               .property("heartbeat.interval.ms", "1000")
               .shutdownHook(true)
@@ -172,6 +178,8 @@ public final class FaultConsumerMain {
               .retry(retry)
               .threads(2, concurrency, concurrency * 4)
               .listener(seen)
+              .listener(pauses)
+              .metrics(registry)
               .waitTime(Duration.ofSeconds(1))
               .heartbeat(
                   Duration.ofSeconds(Long.parseLong(a.getOrDefault("visibilitySeconds", "30"))),
@@ -188,26 +196,6 @@ public final class FaultConsumerMain {
     } catch (RuntimeException e) {
       System.err.println("consumer failed: " + e);
       Runtime.getRuntime().halt(1);
-    }
-  }
-
-  /** Records a finished message, retrying while the database is down (store-outage scenario). */
-  private static void recordSeen(Effects effects, String scenario, String coordinates) {
-    for (int attempt = 1; ; attempt++) {
-      try {
-        effects.seen(scenario, coordinates);
-        return;
-      } catch (java.sql.SQLException e) {
-        if (attempt == 60) {
-          throw new IllegalStateException("cannot record a finished message", e);
-        }
-        try {
-          Thread.sleep(500); // the database is down: retry, as a real effect would
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw new IllegalStateException("interrupted recording a finished message", e);
-        }
-      }
     }
   }
 

@@ -12,8 +12,11 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.Callable;
 import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 
 /**
  * The servers of the suite, all on loopback and owned by it (so outages can stop and start them):
@@ -67,9 +70,11 @@ final class Lab implements AutoCloseable {
 
   /**
    * Stops the run's store ({@code outside}: Redis; {@code tx}: PostgreSQL) for {@code length},
-   * starts it again, and records the effects written while it was down (handlers that held a claim
-   * when it stopped may finish in its first second). The effects table lives in the same
-   * PostgreSQL, so after a PostgreSQL outage it is read once its pool reconnects.
+   * starts it again, and records what the consumers did meanwhile: the effects written while it was
+   * down (handlers that held a claim when it stopped may finish in its first second), and the
+   * pauses of their intake that began during it, with the store calls they made while paused and
+   * how soon they resumed. The history lives in the same PostgreSQL, so after a PostgreSQL outage
+   * it is read once its pool reconnects.
    */
   void storeOutage(Run run, String mode, Duration length) throws InterruptedException {
     boolean onRedis = mode.equals("outside");
@@ -86,11 +91,48 @@ final class Lab implements AutoCloseable {
     } else {
       postgres.startAgain();
     }
-    run.effectsWhileStoreDown =
+    long whileDown =
         Awaitility.await(run.id + ": the effects database answers")
             .atMost(Duration.ofSeconds(60))
             .ignoreExceptionsInstanceOf(IllegalStateException.class)
             .until(() -> effects.between(run.id, stopped.plusSeconds(1), restarted), n -> true);
+    List<Effects.Pause> pauses = awaitResume(run.id, stopped, restarted);
+    double paused = 0;
+    long calls = 0;
+    double resumedAfter = pauses.isEmpty() ? Double.POSITIVE_INFINITY : 0;
+    for (Effects.Pause p : pauses) {
+      paused += Duration.between(p.pausedAt(), p.resumedAt()).toMillis() / 1000.0;
+      calls += p.storeCalls();
+      resumedAfter =
+          Math.max(resumedAfter, Duration.between(restarted, p.resumedAt()).toMillis() / 1000.0);
+    }
+    int workers = run.consumers.size() * Integer.parseInt(run.args.get("concurrency"));
+    run.outage = new Verdict.Outage(whileDown, paused, calls, resumedAfter, workers);
+  }
+
+  /**
+   * Waits (up to a minute) until a consumer reports the pause that began during the outage and
+   * ended after the store's return.
+   *
+   * @return the pauses that began during the outage, as far as reported by then
+   */
+  private List<Effects.Pause> awaitResume(String run, Instant stopped, Instant restarted) {
+    Callable<List<Effects.Pause>> during =
+        () ->
+            effects.pauses(run).stream()
+                .filter(p -> !p.pausedAt().isBefore(stopped) && p.pausedAt().isBefore(restarted))
+                .toList();
+    try {
+      return Awaitility.await(run + ": the consumer resumes")
+          .atMost(Duration.ofSeconds(60))
+          .until(during, ps -> ps.stream().anyMatch(p -> !p.resumedAt().isBefore(restarted)));
+    } catch (ConditionTimeoutException e) {
+      try {
+        return during.call(); // reported as it stands: the verdict fails on it
+      } catch (Exception unreadable) {
+        throw new IllegalStateException("cannot read the pauses of " + run, unreadable);
+      }
+    }
   }
 
   /**

@@ -117,6 +117,21 @@ public final class ReliabilityMain {
     return verdicts;
   }
 
+  /** The store-outage cell: what the consumers did while the store was down. */
+  static String outage(Verdict.Outage o) {
+    if (o == null) {
+      return "";
+    }
+    return String.format(
+        Locale.ROOT,
+        "%d effects while down; paused %.0f s, %d store calls while paused; resumed %.1f s after"
+            + " its return",
+        o.effectsWhileDown(),
+        o.pausedSeconds(),
+        o.storeCalls(),
+        o.resumedAfterSeconds());
+  }
+
   static void write(Path file, List<Verdict> verdicts, String size) throws IOException {
     StringBuilder md = new StringBuilder();
     md.append("# Reliability: the fault-injection suite\n\n");
@@ -126,7 +141,7 @@ public final class ReliabilityMain {
         .append(
             size.equals("ci")
                 ? COMMAND
-                : COMMAND + " -Dfaults.args=\"--size=" + size + " --out=docs/RELIABILITY.md\"")
+                : COMMAND + " -Dfaults.args=\"--size=" + size + " --out=$PWD/docs/RELIABILITY.md\"")
         .append("\n```\n\n");
     md.append(
         "Each consumer runs in its own JVM and is SIGKILLed, SIGSTOPped, SIGTERMed or starved of"
@@ -148,10 +163,24 @@ public final class ReliabilityMain {
             + " one, when the dead letters differ from the ones expected, or when the end is not"
             + " reached.\n\n");
     md.append(
+        "In the store-outage scenarios, the **store outage** column says what the consumer did"
+            + " while its store was stopped: the effects written while it was down (a second after"
+            + " it stopped; any would mean a handler ran without a claim), how long its intake was"
+            + " paused, how many idempotency-store calls it made while paused (its probes, plus the"
+            + " renewals and releases of handlers that were running when the store stopped; read"
+            + " from Siglo's `siglo.store` timers in the consumer), and how soon after the store's"
+            + " return it resumed. Such a scenario fails when an effect was written while the store"
+            + " was down, when the intake never paused, when it made more than one store call per"
+            + " paused second plus "
+            + Verdict.Outage.CALLS_PER_WORKER
+            + " per worker, or when it resumed more than "
+            + String.format(Locale.ROOT, "%.0f", Verdict.Outage.MAX_RESUME_SECONDS)
+            + " s after the store came back.\n\n");
+    md.append(
         "| scenario | mode | faults injected | sent | keys | effects | lost keys | lost messages |"
             + " duplicated |"
-            + " dead letters | end reached | effects while store down | seconds | result |\n");
-    md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---|\n");
+            + " dead letters | end reached | store outage | seconds | result |\n");
+    md.append("|---|---|---|---:|---:|---:|---:|---:|---:|---|---|---|---:|---|\n");
     for (Verdict v : verdicts) {
       md.append(
           String.format(
@@ -168,7 +197,7 @@ public final class ReliabilityMain {
               v.duplicated(),
               v.deadLetters().isEmpty() ? "none" : v.deadLetters().toString(),
               v.reachedEnd() ? "yes" : "**no**",
-              v.effectsWhileStoreDown() < 0 ? "" : Long.toString(v.effectsWhileStoreDown()),
+              outage(v.outage()),
               v.seconds(),
               v.passed() ? "pass" : "**FAIL**"));
     }

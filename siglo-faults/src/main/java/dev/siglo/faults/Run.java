@@ -25,8 +25,8 @@ final class Run implements AutoCloseable {
   /** What the fault schedule adds to the scenario's description. */
   final StringBuilder notes = new StringBuilder();
 
-  /** Effects written while the store was down (after a grace second), or -1 when not measured. */
-  long effectsWhileStoreDown = -1;
+  /** What the consumers did during the run's store outage, or {@code null} when it had none. */
+  Verdict.Outage outage;
 
   Run(String id, Map<String, String> args, Effects effects, Path logDir) {
     this.id = id;

@@ -23,8 +23,8 @@ import java.util.TreeMap;
  * @param expectedDeadLetters dead letters that must be there, by reason
  * @param reachedEnd whether the committed offsets reached the end (Kafka) or the queue is empty
  *     (SQS)
- * @param effectsWhileStoreDown effects written while the store was down, a second after it stopped
- *     (only handlers without a claim could write them), or -1 when no store outage
+ * @param outage what the consumers did while the store was down, or {@code null} when the scenario
+ *     has no store outage
  * @param seconds how long the run took
  */
 record Verdict(
@@ -41,8 +41,48 @@ record Verdict(
     Map<String, Integer> deadLetters,
     Map<String, Integer> expectedDeadLetters,
     boolean reachedEnd,
-    long effectsWhileStoreDown,
+    Outage outage,
     double seconds) {
+
+  /**
+   * What the consumers did while their store was stopped.
+   *
+   * @param effectsWhileDown effects written while the store was down, a second after it stopped
+   *     (only handlers without a claim could write them)
+   * @param pausedSeconds how long the consumers' intake was paused in all (0: it never paused)
+   * @param storeCalls idempotency-store calls the consumers made while paused (probes, renewals and
+   *     releases of handlers that were running when it stopped)
+   * @param resumedAfterSeconds seconds from the store's restart to the last consumer's resume
+   * @param workers the consumers' worker threads in all (each may have held a claim when the store
+   *     stopped)
+   */
+  record Outage(
+      long effectsWhileDown,
+      double pausedSeconds,
+      long storeCalls,
+      double resumedAfterSeconds,
+      int workers) {
+    /** Store calls allowed per worker busy when the store stopped: its claim, step, release. */
+    static final int CALLS_PER_WORKER = 4;
+
+    /** A resume later than this after the store is back fails the scenario. */
+    static final double MAX_RESUME_SECONDS = 15;
+
+    /**
+     * Fail closed, and pause rather than spend deliveries: no effect while the store is down, the
+     * intake paused, no more than one store call per paused second (the probes are at most 2 s
+     * apart) plus {@value #CALLS_PER_WORKER} per worker (the work in flight when it stopped), and
+     * intake resumed within {@value #MAX_RESUME_SECONDS} s of the store's return.
+     *
+     * @return whether the consumers behaved so
+     */
+    boolean passed() {
+      return effectsWhileDown == 0
+          && pausedSeconds > 0
+          && storeCalls <= pausedSeconds + (double) CALLS_PER_WORKER * workers
+          && resumedAfterSeconds <= MAX_RESUME_SECONDS;
+    }
+  }
 
   Verdict {
     deadLetters = new TreeMap<>(deadLetters);
@@ -65,7 +105,7 @@ record Verdict(
             && (mode.equals("outside") || duplicated == 0);
     return effectsOk
         && reachedEnd
-        && effectsWhileStoreDown <= 0
+        && (outage == null || outage.passed())
         && deadLetters.equals(expectedDeadLetters);
   }
 
@@ -74,8 +114,7 @@ record Verdict(
         java.util.Locale.ROOT,
         "%s [%s]: %s; sent %d, keys %d, effects %d, lost %d (messages never finished %d),"
             + " duplicated %d, unexpected %d,"
-            + " dead letters %s (expected %s), end reached %s, effects while the store was down"
-            + " %d, %.0f s -> %s",
+            + " dead letters %s (expected %s), end reached %s, store outage %s, %.0f s -> %s",
         scenario,
         mode,
         faults,
@@ -89,7 +128,7 @@ record Verdict(
         deadLetters,
         expectedDeadLetters,
         reachedEnd,
-        effectsWhileStoreDown,
+        outage == null ? "none" : outage,
         seconds,
         passed() ? "PASS" : "FAIL");
   }

@@ -15,7 +15,7 @@ class VerdictTest {
       long unexpected,
       Map<String, Integer> deadLetters,
       boolean end,
-      long whileDown) {
+      Verdict.Outage outage) {
     return new Verdict(
         "s",
         mode,
@@ -30,7 +30,7 @@ class VerdictTest {
         deadLetters,
         Map.of("KEY_REUSE", 1),
         end,
-        whileDown,
+        outage,
         1.0);
   }
 
@@ -38,27 +38,52 @@ class VerdictTest {
 
   @Test
   void txPromisesNothingLostAndNothingTwice() {
-    assertThat(verdict("tx", 0, 0, 0, 0, EXPECTED, true, -1).passed()).isTrue();
-    assertThat(verdict("tx", 0, 0, 1, 0, EXPECTED, true, -1).passed()).isFalse();
-    assertThat(verdict("tx", 1, 0, 0, 0, EXPECTED, true, -1).passed()).isFalse();
+    assertThat(verdict("tx", 0, 0, 0, 0, EXPECTED, true, null).passed()).isTrue();
+    assertThat(verdict("tx", 0, 0, 1, 0, EXPECTED, true, null).passed()).isFalse();
+    assertThat(verdict("tx", 1, 0, 0, 0, EXPECTED, true, null).passed()).isFalse();
   }
 
   @Test
   void outsidePromisesNothingLostAndCountsDuplicatesWithoutFailing() {
-    assertThat(verdict("outside", 0, 0, 3, 0, EXPECTED, true, -1).passed()).isTrue();
-    assertThat(verdict("outside", 1, 0, 3, 0, EXPECTED, true, -1).passed()).isFalse();
-    assertThat(verdict("outside", 0, 2, 0, 0, EXPECTED, true, -1).passed()).isFalse();
+    assertThat(verdict("outside", 0, 0, 3, 0, EXPECTED, true, null).passed()).isTrue();
+    assertThat(verdict("outside", 1, 0, 3, 0, EXPECTED, true, null).passed()).isFalse();
+    assertThat(verdict("outside", 0, 2, 0, 0, EXPECTED, true, null).passed()).isFalse();
   }
 
   @Test
   void poisonEffectsWrongDeadLettersUnfinishedRunsAndEffectsWithoutAStoreFailEveryMode() {
     for (String mode : new String[] {"tx", "outside"}) {
-      assertThat(verdict(mode, 0, 0, 0, 1, EXPECTED, true, -1).passed()).isFalse();
-      assertThat(verdict(mode, 0, 0, 0, 0, Map.of(), true, -1).passed()).isFalse();
-      assertThat(verdict(mode, 0, 0, 0, 0, EXPECTED, false, -1).passed()).isFalse();
-      assertThat(verdict(mode, 0, 0, 0, 0, EXPECTED, true, 1).passed()).isFalse();
-      assertThat(verdict(mode, 0, 0, 0, 0, EXPECTED, true, 0).passed()).isTrue();
+      assertThat(verdict(mode, 0, 0, 0, 1, EXPECTED, true, null).passed()).isFalse();
+      assertThat(verdict(mode, 0, 0, 0, 0, Map.of(), true, null).passed()).isFalse();
+      assertThat(verdict(mode, 0, 0, 0, 0, EXPECTED, false, null).passed()).isFalse();
     }
+  }
+
+  @Test
+  void aStoreOutageFailsOnEffectsWhileDownNoPauseBusyProbingOrALateResume() {
+    for (String mode : new String[] {"tx", "outside"}) {
+      assertThat(verdict(mode, 0, 0, 0, 0, EXPECTED, true, outage(0, 60, 40, 2)).passed()).isTrue();
+      assertThat(verdict(mode, 0, 0, 0, 0, EXPECTED, true, outage(1, 60, 40, 2)).passed())
+          .as("an effect while down")
+          .isFalse();
+      assertThat(verdict(mode, 0, 0, 0, 0, EXPECTED, true, outage(0, 0, 0, 0)).passed())
+          .as("never paused")
+          .isFalse();
+      assertThat(verdict(mode, 0, 0, 0, 0, EXPECTED, true, outage(0, 60, 93, 2)).passed())
+          .as("more than one call per paused second plus 4 per worker")
+          .isFalse();
+      assertThat(verdict(mode, 0, 0, 0, 0, EXPECTED, true, outage(0, 60, 92, 15)).passed())
+          .as("at both limits")
+          .isTrue();
+      assertThat(verdict(mode, 0, 0, 0, 0, EXPECTED, true, outage(0, 60, 40, 16)).passed())
+          .as("resumed too late")
+          .isFalse();
+    }
+  }
+
+  private static Verdict.Outage outage(
+      long whileDown, double pausedSeconds, long calls, double resumedAfter) {
+    return new Verdict.Outage(whileDown, pausedSeconds, calls, resumedAfter, 8);
   }
 
   @Test
