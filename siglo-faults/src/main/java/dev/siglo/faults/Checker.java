@@ -55,6 +55,7 @@ final class Checker {
         deadLetters,
         manifest.expectedDeadLetters,
         reachedEnd,
+        run.noCrashes,
         run.outage,
         seconds);
   }

@@ -130,6 +130,7 @@ final class KafkaScenarios {
         m,
         Map.of(),
         run -> {
+          run.noCrashes = true;
           run.awaitEffects(m.effectKeys.size() / 3, Duration.ofMinutes(3));
           lab.storeOutage(run, mode, size.outage());
         });
@@ -204,6 +205,7 @@ final class KafkaScenarios {
         m,
         Map.of("leaseMillis", "3000", "slowMillis", "10000"),
         run -> {
+          run.noCrashes = true;
           run.awaitEffects(m.effectKeys.size() / 3, Duration.ofMinutes(3));
           run.startConsumer();
         });

@@ -103,6 +103,7 @@ public final class ReliabilityMain {
               new Named("sqs-kills/tx", () -> sqs.consumerKills("tx")),
               new Named("sqs-kills/outside", () -> sqs.consumerKills("outside")),
               new Named("sqs-slow/tx", () -> sqs.slowHandlers("tx")),
+              new Named("sqs-slow/outside", () -> sqs.slowHandlers("outside")),
               new Named("sqs-store-outage/outside", () -> sqs.storeOutage("outside")),
               new Named("sqs-store-outage/tx", () -> sqs.storeOutage("tx")));
       for (Named n : all) {
@@ -159,7 +160,8 @@ public final class ReliabilityMain {
             + " the same transaction as its idempotency record, with the PostgreSQL store; and"
             + " **outside**, the effect is an auto-committed insert of its own and the records are"
             + " in Redis. The suite fails when a **tx** scenario loses or duplicates anything, when"
-            + " an **outside** scenario loses anything, when a message that must have no effect has"
+            + " an **outside** scenario loses anything or, where no consumer crashes or freezes"
+            + " (the store outages, the long handlers), duplicates anything, when a message that must have no effect has"
             + " one, when the dead letters differ from the ones expected, or when the end is not"
             + " reached.\n\n");
     md.append(

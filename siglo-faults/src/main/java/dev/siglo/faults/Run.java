@@ -25,6 +25,12 @@ final class Run implements AutoCloseable {
   /** What the fault schedule adds to the scenario's description. */
   final StringBuilder notes = new StringBuilder();
 
+  /**
+   * Set by a scenario in which no consumer crashes or freezes: mode outside then has no window
+   * between an effect and its record either, so a duplicate fails it as it fails mode tx.
+   */
+  boolean noCrashes;
+
   /** What the consumers did during the run's store outage, or {@code null} when it had none. */
   Verdict.Outage outage;
 

@@ -168,21 +168,33 @@ final class SqsScenarios {
         });
   }
 
-  /** Every 50th key's handler runs 2.5 × the visibility timeout: the heartbeat must cover it. */
+  /**
+   * Every 100th key's handler runs 2.5 × the visibility timeout and more than 3 × its lease; every
+   * key is sent {@code copies} times and a second consumer joins at a third of the run, so copies
+   * of a long handler's key are received, by its own process and the other, while it runs. The
+   * heartbeat keeps its message, the engine's renewal its claim: the copies wait and settle, and
+   * the long handler is never taken over.
+   */
   Verdict slowHandlers(String mode) throws Exception {
-    Manifest m = Manifest.duplicates("sqs-slow", size.keys(), 1, 50, 8);
+    Manifest m = Manifest.duplicates("sqs-slow", size.keys(), size.copies(), 100, 8);
     return run(
-        "SQS handlers slower than visibility",
+        "SQS handlers longer than visibility and 3 × lease",
         mode,
         m.slow
             + " handlers of "
             + VISIBILITY_SECONDS * 2.5
             + " s, visibility "
             + VISIBILITY_SECONDS
-            + " s, lease 3 s",
+            + " s, lease 3 s, "
+            + size.copies()
+            + " copies of each key, a second consumer joins",
         m,
         Map.of("leaseMillis", "3000"),
-        run -> {});
+        run -> {
+          run.noCrashes = true;
+          run.awaitEffects(m.effectKeys.size() / 3, Duration.ofMinutes(3));
+          run.startConsumer();
+        });
   }
 
   /**
@@ -197,6 +209,7 @@ final class SqsScenarios {
         m,
         Map.of(),
         run -> {
+          run.noCrashes = true;
           run.awaitEffects(m.effectKeys.size() / 3, Duration.ofMinutes(3));
           lab.storeOutage(run, mode, size.outage());
         });

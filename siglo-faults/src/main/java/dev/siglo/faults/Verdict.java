@@ -23,6 +23,8 @@ import java.util.TreeMap;
  * @param expectedDeadLetters dead letters that must be there, by reason
  * @param reachedEnd whether the committed offsets reached the end (Kafka) or the queue is empty
  *     (SQS)
+ * @param noCrashes no consumer crashed or froze in the scenario, so a duplicate fails mode outside
+ *     too
  * @param outage what the consumers did while the store was down, or {@code null} when the scenario
  *     has no store outage
  * @param seconds how long the run took
@@ -41,6 +43,7 @@ record Verdict(
     Map<String, Integer> deadLetters,
     Map<String, Integer> expectedDeadLetters,
     boolean reachedEnd,
+    boolean noCrashes,
     Outage outage,
     double seconds) {
 
@@ -92,8 +95,8 @@ record Verdict(
   /**
    * The promise of the mode: in {@code tx} nothing lost and nothing twice; in {@code outside}
    * nothing lost (a crash between the effect and the record's completion may repeat an effect,
-   * which is counted, not failed). In both: no effect for poison, the dead letters expected, and
-   * the end reached.
+   * which is counted, not failed), and nothing twice when no consumer crashed or froze. In both: no
+   * effect for poison, the dead letters expected, and the end reached.
    *
    * @return whether the scenario kept its promise
    */
@@ -102,7 +105,7 @@ record Verdict(
         lost == 0
             && lostMessages == 0
             && unexpected == 0
-            && (mode.equals("outside") || duplicated == 0);
+            && (duplicated == 0 || (mode.equals("outside") && !noCrashes));
     return effectsOk
         && reachedEnd
         && (outage == null || outage.passed())

@@ -16,6 +16,20 @@ class VerdictTest {
       Map<String, Integer> deadLetters,
       boolean end,
       Verdict.Outage outage) {
+    return verdict(
+        mode, lost, lostMessages, duplicated, unexpected, deadLetters, end, false, outage);
+  }
+
+  private static Verdict verdict(
+      String mode,
+      int lost,
+      int lostMessages,
+      int duplicated,
+      long unexpected,
+      Map<String, Integer> deadLetters,
+      boolean end,
+      boolean noCrashes,
+      Verdict.Outage outage) {
     return new Verdict(
         "s",
         mode,
@@ -30,6 +44,7 @@ class VerdictTest {
         deadLetters,
         Map.of("KEY_REUSE", 1),
         end,
+        noCrashes,
         outage,
         1.0);
   }
@@ -48,6 +63,12 @@ class VerdictTest {
     assertThat(verdict("outside", 0, 0, 3, 0, EXPECTED, true, null).passed()).isTrue();
     assertThat(verdict("outside", 1, 0, 3, 0, EXPECTED, true, null).passed()).isFalse();
     assertThat(verdict("outside", 0, 2, 0, 0, EXPECTED, true, null).passed()).isFalse();
+  }
+
+  @Test
+  void withoutACrashOrAFreezeADuplicateFailsModeOutsideToo() {
+    assertThat(verdict("outside", 0, 0, 1, 0, EXPECTED, true, true, null).passed()).isFalse();
+    assertThat(verdict("outside", 0, 0, 0, 0, EXPECTED, true, true, null).passed()).isTrue();
   }
 
   @Test
