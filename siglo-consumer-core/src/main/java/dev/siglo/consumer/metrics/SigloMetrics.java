@@ -21,8 +21,9 @@ import java.util.Objects;
  *       ({@code ok} or {@code error}).
  * </ul>
  *
- * Runtimes also register {@value #IN_FLIGHT} (gauge, tags {@code system}, {@code destination}) and,
- * for Kafka, {@value #LAG} per partition (gauge, tags {@code topic}, {@code partition}). Keys and
+ * Runtimes also register {@value #IN_FLIGHT} (gauge, tags {@code system}, {@code destination}),
+ * {@value #PAUSED} (gauge, same tags), for SQS {@value #RECEIVED} (messages per receive call), and
+ * for Kafka {@value #LAG} per partition (gauge, tags {@code topic}, {@code partition}). Keys and
  * payload values are never tags. Thread-safe; needs {@code io.micrometer:micrometer-core} on the
  * class path.
  */
@@ -38,6 +39,9 @@ public final class SigloMetrics implements SigloEventListener {
 
   /** Messages received and not finished (gauge). */
   public static final String IN_FLIGHT = "siglo.in_flight";
+
+  /** Messages returned per receive call (distribution summary, SQS). */
+  public static final String RECEIVED = "siglo.received";
 
   /** Records behind the end of a partition (gauge, Kafka). */
   public static final String LAG = "siglo.lag";
@@ -97,6 +101,21 @@ public final class SigloMetrics implements SigloEventListener {
         .tag("system", system)
         .tag("destination", destination)
         .register(registry);
+  }
+
+  /**
+   * Records the messages one receive call returned ({@value #RECEIVED}, a distribution summary).
+   *
+   * @param system the broker system
+   * @param destination the queue
+   * @param messages how many messages the call returned
+   */
+  public void received(String system, String destination, int messages) {
+    io.micrometer.core.instrument.DistributionSummary.builder(RECEIVED)
+        .tag("system", system)
+        .tag("destination", destination)
+        .register(registry)
+        .record(messages);
   }
 
   /**

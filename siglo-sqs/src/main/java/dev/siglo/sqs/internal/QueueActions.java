@@ -2,68 +2,102 @@ package dev.siglo.sqs.internal;
 
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.spi.DeadLetters;
-import dev.siglo.consumer.support.NamedThreads;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Queue;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
+import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
-import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchResponse;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 
 /**
- * What the runtime does to messages: deletes (batched by ten, flushed at least every delete
- * interval, at once on FIFO queues; failed entries are retried and reported, never dropped
- * silently), visibility changes (nack with backoff, heartbeat, release) and dead-letter sends.
- * Thread-safe.
+ * What the runtime does to messages: deletes and visibility changes (nack with backoff, heartbeat,
+ * release) are queued by the workers and sent by the runtime's own flusher thread in batches of
+ * ten, so no worker waits on another's request. Visibility changes wake the flusher at once;
+ * deletes wake it when ten are pending (at once on FIFO queues) and are sent at least every delete
+ * interval. Failed entries are retried and reported, never dropped silently; an entry SQS says is
+ * no longer in flight (deleted, or its visibility lapsed) is dropped. Dead-letter sends are made by
+ * the calling worker, before the message's delete is queued. After {@link #close()}, visibility
+ * changes are sent at once by the caller. Thread-safe.
  */
 final class QueueActions implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QueueActions.class);
-  private static final int MAX_DELETE_TRIES = 5;
+  private static final int MAX_TRIES = 5;
+  private static final int BATCH = 10;
   private static final long MAX_VISIBILITY_SECONDS = 43_200;
 
-  private record PendingDelete(String receipt, String messageId, int tries) {}
+  /** How long the flusher waits after a request failed before it tries again. */
+  private static final Duration FAILURE_PAUSE = Duration.ofMillis(500);
+
+  /** Batch entry error codes that mean the message is no longer in flight: nothing to retry. */
+  private static final Set<String> GONE =
+      Set.of(
+          "ReceiptHandleIsInvalid",
+          "MessageNotInflight",
+          "AWS.SimpleQueueService.MessageNotInflight");
+
+  /** One queued delete or visibility change. */
+  private record Pending(String receipt, String messageId, int seconds, int tries) {
+    Pending retried() {
+      return new Pending(receipt, messageId, seconds, tries + 1);
+    }
+  }
 
   private final SqsClient sqs;
   private final SqsRuntimeConfig settings;
-  private final ConcurrentLinkedQueue<PendingDelete> deletes = new ConcurrentLinkedQueue<>();
-  private final ScheduledExecutorService flusher;
+  private final Queue<Pending> deletes = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger pendingDeletes = new AtomicInteger();
+  private final Queue<Pending> visibility = new ConcurrentLinkedQueue<>();
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition work = lock.newCondition();
+  private final Thread flusher;
+  private volatile boolean closed;
 
   QueueActions(SqsClient sqs, SqsRuntimeConfig settings) {
     this.sqs = sqs;
     this.settings = settings;
-    this.flusher =
-        Executors.newSingleThreadScheduledExecutor(NamedThreads.daemon("siglo-sqs-deleter", false));
-    long every = settings.deleteInterval().toMillis();
-    flusher.scheduleWithFixedDelay(this::flushQuietly, every, every, TimeUnit.MILLISECONDS);
+    this.flusher = new Thread(this::flushLoop, "siglo-sqs-flusher");
+    flusher.setDaemon(true);
+    flusher.start();
   }
 
-  /** Acknowledges a message: deletes it (in a batch, or at once on FIFO queues). */
+  /** Acknowledges a message: queues its delete (sent in a batch; at once on FIFO queues). */
   void delete(Message m) {
-    deletes.add(new PendingDelete(m.receiptHandle(), m.messageId(), 0));
-    if (settings.fifo() || deletes.size() >= 10) {
-      flush();
+    deletes.add(new Pending(m.receiptHandle(), m.messageId(), 0, 0));
+    if (pendingDeletes.incrementAndGet() >= BATCH || settings.fifo()) {
+      wake();
     }
   }
 
   /** Makes a message visible again after {@code delay} (0 releases it at once). */
   void changeVisibility(Message m, Duration delay) {
-    long seconds = Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, (delay.toMillis() + 999) / 1000));
-    sqs.changeMessageVisibility(
-        b ->
-            b.queueUrl(settings.queueUrl())
-                .receiptHandle(m.receiptHandle())
-                .visibilityTimeout((int) seconds));
+    int seconds =
+        (int) Math.min(MAX_VISIBILITY_SECONDS, Math.max(0, (delay.toMillis() + 999) / 1000));
+    Pending p = new Pending(m.receiptHandle(), m.messageId(), seconds, 0);
+    if (closed) {
+      sqs.changeMessageVisibility(
+          b ->
+              b.queueUrl(settings.queueUrl())
+                  .receiptHandle(p.receipt())
+                  .visibilityTimeout(p.seconds()));
+      return;
+    }
+    visibility.add(p);
+    wake();
   }
 
   /** Sends a copy to the dead-letter queue with reason attributes. */
@@ -92,60 +126,212 @@ final class QueueActions implements AutoCloseable {
         MessageAttributeValue.builder().dataType("String").stringValue(value).build());
   }
 
-  /** Deletes everything pending now. */
-  synchronized void flush() {
-    while (!deletes.isEmpty()) {
-      List<PendingDelete> batch = new ArrayList<>(10);
-      for (PendingDelete d; batch.size() < 10 && (d = deletes.poll()) != null; ) {
-        batch.add(d);
-      }
-      List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>();
-      for (int i = 0; i < batch.size(); i++) {
-        entries.add(
-            DeleteMessageBatchRequestEntry.builder()
-                .id(String.valueOf(i))
-                .receiptHandle(batch.get(i).receipt())
-                .build());
-      }
+  private void wake() {
+    lock.lock();
+    try {
+      work.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * The flusher: sends visibility changes as soon as they are queued, full delete batches as soon
+   * as they fill (every delete on FIFO queues), and whatever deletes are pending at least every
+   * delete interval.
+   */
+  private void flushLoop() {
+    long interval = settings.deleteInterval().toNanos();
+    long nextPartial = System.nanoTime() + interval;
+    boolean failed = false;
+    while (!closed) {
+      lock.lock();
       try {
-        DeleteMessageBatchResponse response =
-            sqs.deleteMessageBatch(b -> b.queueUrl(settings.queueUrl()).entries(entries));
-        for (BatchResultErrorEntry failed : response.failed()) {
-          retry(batch.get(Integer.parseInt(failed.id())), failed.code() + ": " + failed.message());
+        long wait = failed ? FAILURE_PAUSE.toNanos() : nextPartial - System.nanoTime();
+        if (wait > 0 && (failed || !ready())) {
+          work.awaitNanos(wait);
         }
-      } catch (RuntimeException e) {
-        batch.forEach(d -> retry(d, e.toString()));
-        return;
+      } catch (InterruptedException e) {
+        return; // close() interrupts a flusher that does not stop by itself
+      } finally {
+        lock.unlock();
+      }
+      boolean partialDue = System.nanoTime() - nextPartial >= 0;
+      failed = !flushVisibility() | !flushDeletes(partialDue || settings.fifo());
+      if (partialDue) {
+        nextPartial = System.nanoTime() + interval;
       }
     }
   }
 
-  private void retry(PendingDelete d, String why) {
-    if (d.tries() + 1 >= MAX_DELETE_TRIES) {
+  /** Whether something is to be sent before the delete interval ends. */
+  private boolean ready() {
+    int n = pendingDeletes.get();
+    return !visibility.isEmpty() || n >= BATCH || (settings.fifo() && n > 0);
+  }
+
+  /**
+   * Sends every queued visibility change, in batches of ten.
+   *
+   * @return false when a request failed (its entries are queued again)
+   */
+  boolean flushVisibility() {
+    return sendAll(
+        visibility,
+        batch ->
+            sqs.changeMessageVisibilityBatch(
+                    b ->
+                        b.queueUrl(settings.queueUrl())
+                            .entries(
+                                entries(
+                                    batch,
+                                    (i, p) ->
+                                        ChangeMessageVisibilityBatchRequestEntry.builder()
+                                            .id(i)
+                                            .receiptHandle(p.receipt())
+                                            .visibilityTimeout(p.seconds())
+                                            .build())))
+                .failed(),
+        "changing the visibility of");
+  }
+
+  /**
+   * Sends queued deletes in batches of ten.
+   *
+   * @param partial whether a last batch of fewer than ten goes too
+   * @return false when a request failed (its entries are queued again)
+   */
+  boolean flushDeletes(boolean partial) {
+    while (partial ? pendingDeletes.get() > 0 : pendingDeletes.get() >= BATCH) {
+      List<Pending> batch = take(deletes, pendingDeletes);
+      if (batch.isEmpty()) {
+        return true;
+      }
+      if (!send(
+          batch,
+          b ->
+              sqs.deleteMessageBatch(
+                      r ->
+                          r.queueUrl(settings.queueUrl())
+                              .entries(
+                                  entries(
+                                      b,
+                                      (i, p) ->
+                                          DeleteMessageBatchRequestEntry.builder()
+                                              .id(i)
+                                              .receiptHandle(p.receipt())
+                                              .build())))
+                  .failed(),
+          deletes,
+          pendingDeletes,
+          "deleting")) {
+        return false; // the request itself failed: wait for the next round
+      }
+    }
+    return true;
+  }
+
+  private boolean sendAll(
+      Queue<Pending> queue,
+      Function<List<Pending>, List<BatchResultErrorEntry>> call,
+      String what) {
+    AtomicInteger count = new AtomicInteger();
+    while (!queue.isEmpty()) {
+      List<Pending> batch = take(queue, count);
+      if (batch.isEmpty()) {
+        return true;
+      }
+      if (!send(batch, call, queue, count, what)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private static List<Pending> take(Queue<Pending> queue, AtomicInteger count) {
+    List<Pending> batch = new ArrayList<>(BATCH);
+    for (Pending p; batch.size() < BATCH && (p = queue.poll()) != null; ) {
+      batch.add(p);
+    }
+    count.addAndGet(-batch.size());
+    return batch;
+  }
+
+  private interface Entry<E> {
+    E build(String id, Pending p);
+  }
+
+  private static <E> List<E> entries(List<Pending> batch, Entry<E> entry) {
+    List<E> out = new ArrayList<>(batch.size());
+    for (int i = 0; i < batch.size(); i++) {
+      out.add(entry.build(String.valueOf(i), batch.get(i)));
+    }
+    return out;
+  }
+
+  /**
+   * Sends one batch; failed entries go back on their queue (up to {@link #MAX_TRIES}).
+   *
+   * @return whether the request itself went through
+   */
+  private boolean send(
+      List<Pending> batch,
+      Function<List<Pending>, List<BatchResultErrorEntry>> call,
+      Queue<Pending> queue,
+      AtomicInteger count,
+      String what) {
+    List<BatchResultErrorEntry> failed;
+    try {
+      failed = call.apply(batch);
+    } catch (RuntimeException e) {
+      batch.forEach(p -> retry(p, queue, count, what, e.toString()));
+      return false;
+    }
+    for (BatchResultErrorEntry f : failed) {
+      Pending p = batch.get(Integer.parseInt(f.id()));
+      if (GONE.contains(f.code())) {
+        log.debug("{} message {}: no longer in flight ({})", what, p.messageId(), f.code());
+      } else {
+        retry(p, queue, count, what, f.code() + ": " + f.message());
+      }
+    }
+    return true;
+  }
+
+  private void retry(
+      Pending p, Queue<Pending> queue, AtomicInteger count, String what, String why) {
+    if (p.tries() + 1 >= MAX_TRIES) {
       log.error(
-          "deleting message {} failed {} times ({}); it will be redelivered and settle as a duplicate",
-          d.messageId(),
-          MAX_DELETE_TRIES,
+          "{} message {} failed {} times ({}); it will be redelivered and settle as a duplicate",
+          what,
+          p.messageId(),
+          MAX_TRIES,
           why);
       return;
     }
-    log.warn("deleting message {} failed ({}); retrying", d.messageId(), why);
-    deletes.add(new PendingDelete(d.receipt(), d.messageId(), d.tries() + 1));
+    log.warn("{} message {} failed ({}); retrying", what, p.messageId(), why);
+    queue.add(p.retried());
+    count.incrementAndGet();
   }
 
-  private void flushQuietly() {
-    try {
-      flush();
-    } catch (RuntimeException e) {
-      log.warn("flushing deletes failed: {}", e.toString());
-    }
-  }
-
+  /**
+   * Stops the flusher and sends what is still queued from the calling thread (failed entries tried
+   * up to {@link #MAX_TRIES} times). Visibility changes after this are sent at once by their
+   * caller.
+   */
   @Override
   public void close() {
-    flusher.shutdownNow();
-    for (int i = 0; i < MAX_DELETE_TRIES && !deletes.isEmpty(); i++) {
-      flush();
+    closed = true;
+    wake();
+    try {
+      flusher.join(TimeUnit.SECONDS.toMillis(10));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    flusher.interrupt();
+    for (int i = 0; i < MAX_TRIES && (!visibility.isEmpty() || pendingDeletes.get() > 0); i++) {
+      flushVisibility();
+      flushDeletes(true);
     }
   }
 }

@@ -29,8 +29,10 @@ import software.amazon.awssdk.services.sqs.model.SqsException;
 /**
  * The SQS runtime: pollers long-poll the queue while fewer than {@code maxInFlight} messages are
  * held; workers run the engine (FIFO groups one message at a time, in order); each disposition
- * becomes a delete, a visibility change or a dead-letter send. Stopping releases unstarted messages
- * at once (visibility 0) and flushes pending deletes.
+ * becomes a delete, a visibility change or a dead-letter send, queued for the runtime's flusher. A
+ * poller waits briefly for a full receive of ten. Stopping does not wait out a long poll: a poller
+ * still in one hands back what it receives at once (visibility 0), as unstarted messages are;
+ * pending deletes are flushed.
  */
 public final class SqsRuntime {
   private static final Logger log = LoggerFactory.getLogger(SqsRuntime.class);
@@ -45,6 +47,15 @@ public final class SqsRuntime {
   private final QueueActions actions;
   private static final Duration RECEIVE_RETRY_PAUSE = Duration.ofSeconds(1);
   private static final Duration INTAKE_CHECK = Duration.ofSeconds(1);
+
+  /**
+   * How long a poller that holds some free in-flight slots waits for more before it receives: a
+   * full receive of ten costs the queue one request instead of several.
+   */
+  static final Duration RECEIVE_LINGER = Duration.ofMillis(50);
+
+  /** How long {@link #stop} waits for a poller in a long poll before it goes on without it. */
+  private static final Duration POLLER_GRACE = Duration.ofMillis(200);
 
   private final Time time;
   private final Heartbeat heartbeat;
@@ -107,12 +118,9 @@ public final class SqsRuntime {
         if (!processor.intake().awaitOpen(INTAKE_CHECK)) {
           continue; // paused: receive nothing until the store (or the user's gate) is back
         }
-        if (!permits.tryAcquire(1, 1, TimeUnit.SECONDS)) {
+        granted = acquireSlots();
+        if (granted == 0) {
           continue;
-        }
-        granted = 1;
-        while (granted < 10 && permits.tryAcquire()) {
-          granted++;
         }
         int max = granted;
         List<Message> received =
@@ -126,8 +134,15 @@ public final class SqsRuntime {
                 .messages();
         permits.release(granted - received.size());
         granted = 0;
+        if (settings.metrics() != null) {
+          settings.metrics().received("sqs", queueName, received.size());
+        }
         for (Message m : received) {
-          dispatch(m);
+          if (stopping) {
+            release(m); // the runtime stopped during the long poll: hand it back at once
+          } else {
+            dispatch(m);
+          }
         }
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
@@ -152,6 +167,29 @@ public final class SqsRuntime {
         receiveFailed(e);
       }
     }
+  }
+
+  /**
+   * Takes in-flight slots for one receive: waits up to a second for the first, then up to {@link
+   * #RECEIVE_LINGER} for the rest of a full receive of ten, so a busy consumer asks for ten
+   * messages rather than for the two slots free at that moment.
+   *
+   * @return the slots taken (0: none free within a second)
+   */
+  private int acquireSlots() throws InterruptedException {
+    if (!permits.tryAcquire(1, 1, TimeUnit.SECONDS)) {
+      return 0;
+    }
+    int granted = 1;
+    long deadline = System.nanoTime() + RECEIVE_LINGER.toNanos();
+    while (granted < 10) {
+      long left = deadline - System.nanoTime();
+      if (!permits.tryAcquire(1, Math.max(0, left), TimeUnit.NANOSECONDS)) {
+        break;
+      }
+      granted++;
+    }
+    return granted;
   }
 
   /** Logs a failed receive and waits, so an unreachable endpoint is not hammered. */
@@ -302,7 +340,8 @@ public final class SqsRuntime {
     stopping = true;
     for (Thread t : pollers) {
       try {
-        t.join(settings.waitTime().plusSeconds(5).toMillis());
+        // a long poll cannot be cut short; a poller returning later hands back what it received
+        t.join(POLLER_GRACE.toMillis());
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
