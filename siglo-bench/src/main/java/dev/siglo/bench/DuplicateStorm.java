@@ -110,6 +110,8 @@ final class DuplicateStorm extends Scenario {
               p99.spread() + " (p99)",
               "",
               "",
+              "",
+              "",
               ""));
     } else {
       report.note(SCENARIO + ": no duplicate had to wait in this run, so no settle latency");
@@ -208,25 +210,26 @@ final class DuplicateStorm extends Scenario {
         };
     double rate =
         SigloKafkaRun.run(
-            kafka,
-            topic,
-            group,
-            timed,
-            stores.apply(servers),
-            KeyExtractors.header("idempotency-key"),
-            CONCURRENCY,
-            handler,
-            ledger,
-            e -> {
-              if (e instanceof SigloEvent.Duplicate d) {
-                if (d.settled()) {
-                  settled.incrementAndGet();
-                  latency.recordValue((System.nanoTime() - STARTED.get()[0]) / 1000);
-                } else {
-                  cached.incrementAndGet();
-                }
-              }
-            });
+                kafka,
+                topic,
+                group,
+                timed,
+                stores.apply(servers),
+                KeyExtractors.header("idempotency-key"),
+                CONCURRENCY,
+                handler,
+                ledger,
+                e -> {
+                  if (e instanceof SigloEvent.Duplicate d) {
+                    if (d.settled()) {
+                      settled.incrementAndGet();
+                      latency.recordValue((System.nanoTime() - STARTED.get()[0]) / 1000);
+                    } else {
+                      cached.incrementAndGet();
+                    }
+                  }
+                })
+            .perSecond();
     return new Result(rate, settled.get(), cached.get(), latency);
   }
 }

@@ -8,9 +8,12 @@ import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * What one benchmark run did: executions of the handler per slot (a record or a key), and progress
- * (messages finished) with the time of the first and the last one. Thread-safe. The rate is
- * measured between the first and the last finished message, so consumer start-up and group joins
- * are not part of it, for the baseline and for Siglo alike.
+ * (messages finished) with the time of the first one and the time the last one became durable (the
+ * commit or the delete that covers it). Thread-safe. The rate is measured over that window, as a
+ * user sees it: consumer start-up and group joins are not part of it, the wait for the covering
+ * commit is, for the baseline and for Siglo alike. The process's CPU time over the same window
+ * gives the CPU per message (the benchmark JVM holds only the consumer: the servers run in
+ * processes of their own).
  */
 final class Ledger {
   private final AtomicIntegerArray executions;
@@ -18,7 +21,10 @@ final class Ledger {
   private final AtomicLong progress = new AtomicLong();
   private final CountDownLatch done = new CountDownLatch(1);
   private final AtomicLong firstNanos = new AtomicLong();
+  private volatile long firstCpuNanos;
   private volatile long lastNanos;
+  private volatile long durableNanos;
+  private volatile long durableCpuNanos;
 
   /**
    * @param slots how many distinct records or keys the run has
@@ -37,7 +43,9 @@ final class Ledger {
   /** One message finished (handled, or settled as a duplicate). */
   void finished() {
     long now = System.nanoTime();
-    firstNanos.compareAndSet(0, now);
+    if (firstNanos.get() == 0 && firstNanos.compareAndSet(0, now)) {
+      firstCpuNanos = processCpuNanos();
+    }
     long n = progress.incrementAndGet();
     if (n == target) {
       lastNanos = now;
@@ -54,18 +62,48 @@ final class Ledger {
   }
 
   /**
-   * @return messages finished per second, between the first and the last one
+   * The last message became durable now: the commit (or delete) covering it was seen. Ends the
+   * window; without it, the window ends at the last finished message.
+   */
+  void durable() {
+    durableCpuNanos = processCpuNanos();
+    durableNanos = System.nanoTime();
+  }
+
+  private long end() {
+    return durableNanos != 0 ? durableNanos : lastNanos;
+  }
+
+  /**
+   * @return messages per second over the window
    */
   double perSecond() {
-    long nanos = Math.max(1, lastNanos - firstNanos.get());
+    long nanos = Math.max(1, end() - firstNanos.get());
     return (target - 1) * 1e9 / nanos;
   }
 
   /**
-   * @return seconds between the first and the last finished message
+   * @return the window's length in seconds
    */
   double seconds() {
-    return (lastNanos - firstNanos.get()) / 1e9;
+    return (end() - firstNanos.get()) / 1e9;
+  }
+
+  /**
+   * @return the benchmark process's CPU time per message over the window, in microseconds, or NaN
+   *     when the window did not end at a durable point
+   */
+  double cpuMicrosPerMessage() {
+    if (durableNanos == 0) {
+      return Double.NaN;
+    }
+    return (durableCpuNanos - firstCpuNanos) / 1e3 / Math.max(1, target - 1);
+  }
+
+  private static long processCpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean)
+            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
+        .getProcessCpuTime();
   }
 
   /**

@@ -22,6 +22,8 @@ final class Report {
    * @param configuration what ran
    * @param value the median, formatted
    * @param spread the spread over the repetitions
+   * @param cold the cold (first) run's figure, formatted, or empty
+   * @param cpu the benchmark process's CPU per message, formatted, or empty
    * @param ratio the ratio to the baseline, formatted, or "baseline"
    * @param target the product's target, or empty
    * @param verdict met, missed, or empty
@@ -31,6 +33,8 @@ final class Report {
       String configuration,
       String value,
       String spread,
+      String cold,
+      String cpu,
       String ratio,
       String target,
       String verdict) {}
@@ -41,7 +45,16 @@ final class Report {
 
   void baseline(String scenario, String configuration, Sample s, String unit) {
     rows.add(
-        new Row(scenario, configuration, format(s.median(), unit), s.spread(), "baseline", "", ""));
+        new Row(
+            scenario,
+            configuration,
+            format(s.median(), unit),
+            s.spread(),
+            optional(s.cold(), unit),
+            optional(s.cpu(), "µs"),
+            "baseline",
+            "",
+            ""));
   }
 
   /**
@@ -65,9 +78,34 @@ final class Report {
             configuration,
             format(s.median(), unit),
             s.spread(),
+            optional(s.cold(), unit),
+            optional(s.cpu(), "µs"),
             String.format(Locale.ROOT, "%.2f×", ratio),
             targetText,
             verdict));
+  }
+
+  /**
+   * A row comparing the CPU per message of a configuration with its baseline's; lower is better.
+   *
+   * @param maxRatio the ratio the product aims to stay under (NaN for none)
+   */
+  void cpuCompared(
+      String scenario, String configuration, Sample s, Sample baseline, double maxRatio) {
+    double ratio = s.cpu() / baseline.cpu();
+    rows.add(
+        new Row(
+            scenario,
+            configuration,
+            format(s.cpu(), "µs") + " vs " + format(baseline.cpu(), "µs"),
+            "",
+            "",
+            "",
+            String.format(Locale.ROOT, "%.2f×", ratio),
+            Double.isNaN(maxRatio) ? "" : String.format(Locale.ROOT, "≤ %.2f×", maxRatio),
+            Double.isNaN(ratio) || Double.isNaN(maxRatio)
+                ? ""
+                : ratio <= maxRatio ? "met" : "missed"));
   }
 
   void row(Row row) {
@@ -80,6 +118,10 @@ final class Report {
 
   void note(String note) {
     notes.add(note);
+  }
+
+  private static String optional(double value, String unit) {
+    return Double.isNaN(value) ? "" : format(value, unit);
   }
 
   static String format(double value, String unit) {
@@ -97,7 +139,15 @@ final class Report {
 
   String text() {
     String[] header = {
-      "scenario", "configuration", "median", "spread", "vs baseline", "target", ""
+      "scenario",
+      "configuration",
+      "median",
+      "spread",
+      "cold",
+      "CPU/msg",
+      "vs baseline",
+      "target",
+      ""
     };
     List<String[]> lines = new ArrayList<>();
     lines.add(header);
@@ -108,6 +158,8 @@ final class Report {
             r.configuration(),
             r.value(),
             r.spread(),
+            r.cold(),
+            r.cpu(),
             r.ratio(),
             r.target(),
             r.verdict()
@@ -140,13 +192,21 @@ final class Report {
     md.append("```bash\n").append(commandLine).append("\n```\n\n");
     md.append("Machine: ").append(machine).append(".\n\n");
     md.append(
-        "Every figure is the median of the repetitions, after a warm-up run that is not counted;"
-            + " the spread is half the range (max − min) as a share of the median (for the JMH rows: JMH's"
-            + " 99.9% confidence interval). Each Siglo figure"
-            + " is compared with a baseline measured in the same run, on the same servers. Targets"
-            + " are the product's goals; they are reported here, not asserted.\n\n");
-    md.append("| scenario | configuration | median | spread | vs baseline | target | |\n");
-    md.append("|---|---|---:|---:|---:|---:|---|\n");
+        "The Kafka broker and ElasticMQ run in JVMs of their own, Redis and PostgreSQL as their"
+            + " server processes, so the benchmark JVM holds only the consumer under test. Each"
+            + " run's window starts at the first message finished and ends when the commit (Kafka:"
+            + " the group's committed offsets, read by an admin client every 5 ms) or the deletes"
+            + " (SQS: the queue seen empty) covering the last message are durable. **median** is the"
+            + " median of the warm runs, **cold** the configuration's first run in this JVM, reported"
+            + " apart; the spread is half the range (max − min) of the warm runs as a share of the"
+            + " median (for the JMH rows: JMH's 99.9% confidence interval). **CPU/msg** is the"
+            + " benchmark process's CPU time over the window divided by the messages (median of the"
+            + " warm runs). Each Siglo figure is compared with a baseline measured in the same run,"
+            + " on the same servers. Targets are the product's goals; they are reported here, not"
+            + " asserted.\n\n");
+    md.append(
+        "| scenario | configuration | median | spread | cold | CPU/msg | vs baseline | target | |\n");
+    md.append("|---|---|---:|---:|---:|---:|---:|---:|---|\n");
     for (Row r : rows) {
       md.append("| ")
           .append(
@@ -156,6 +216,8 @@ final class Report {
                   r.configuration(),
                   r.value(),
                   r.spread(),
+                  r.cold(),
+                  r.cpu(),
                   r.ratio(),
                   r.target(),
                   r.verdict()))

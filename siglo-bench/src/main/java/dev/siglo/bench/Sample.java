@@ -5,12 +5,52 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
 
-/** The repetitions of one measured configuration: median and spread (min–max). */
+/**
+ * The repetitions of one measured configuration: the median and spread (min–max) of the warm runs,
+ * the cold (first) run's figure on its own, and the median CPU per message of the warm runs.
+ */
 final class Sample {
   private final List<Double> values = new ArrayList<>();
+  private final List<Double> cpus = new ArrayList<>();
+  private double cold = Double.NaN;
 
   void add(double value) {
     values.add(value);
+  }
+
+  /**
+   * Adds one run.
+   *
+   * @param run the run's ledger
+   * @param first whether it is the configuration's first (cold) run, reported on its own
+   */
+  void add(Ledger run, boolean first) {
+    if (first) {
+      cold = run.perSecond();
+    } else {
+      values.add(run.perSecond());
+      cpus.add(run.cpuMicrosPerMessage());
+    }
+  }
+
+  /**
+   * @return the cold (first) run's rate, or NaN
+   */
+  double cold() {
+    return cold;
+  }
+
+  /**
+   * @return the median CPU microseconds per message of the warm runs, or NaN
+   */
+  double cpu() {
+    List<Double> sorted = new ArrayList<>(cpus);
+    Collections.sort(sorted);
+    int n = sorted.size();
+    if (n == 0) {
+      return Double.NaN;
+    }
+    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
   }
 
   int count() {

@@ -9,9 +9,11 @@ import java.util.List;
 import java.util.function.Supplier;
 
 /**
- * The embedded servers of a benchmark run (the testkit's Kafka broker, ElasticMQ, Redis,
- * PostgreSQL, or the external ones its environment variables name), started on first use and
- * stopped together.
+ * The servers of a benchmark run, each in a process of its own as in a deployment (the testkit's
+ * Kafka broker and ElasticMQ in JVMs of their own, Redis and PostgreSQL as their server processes,
+ * or the external ones its environment variables name), so the benchmark JVM holds only the
+ * consumer under test and its process CPU time is the consumer's. Started on first use, stopped
+ * together.
  */
 final class Servers implements AutoCloseable {
   private final List<AutoCloseable> started = new ArrayList<>();
@@ -21,12 +23,12 @@ final class Servers implements AutoCloseable {
   private PostgresServer postgres;
 
   synchronized KafkaBroker kafka() {
-    kafka = startOnce(kafka, KafkaBroker::startOrExternal);
+    kafka = startOnce(kafka, KafkaBroker::startInOwnJvmOrExternal);
     return kafka;
   }
 
   synchronized SqsServer sqs() {
-    sqs = startOnce(sqs, SqsServer::startOrExternal);
+    sqs = startOnce(sqs, SqsServer::startInOwnJvmOrExternal);
     return sqs;
   }
 

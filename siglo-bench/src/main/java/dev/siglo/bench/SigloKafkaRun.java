@@ -29,9 +29,9 @@ final class SigloKafkaRun {
    *
    * @param store the store, or null for idempotency off (no key, no claim); disposed here
    * @param extra another listener, or null
-   * @return the run's rate, messages per second
+   * @return the run's ledger, its window ended by the commit covering the last record
    */
-  static double run(
+  static Ledger run(
       KafkaBroker kafka,
       String topic,
       String group,
@@ -69,15 +69,20 @@ final class SigloKafkaRun {
       }
       SigloKafkaConsumer<byte[]> consumer = b.build();
       CompletableFuture<Void> stopped = consumer.start();
-      awaitTarget(consumer, stopped, group, ledger);
+      awaitTarget(kafka, topic, consumer, stopped, group, ledger);
     } finally {
       StoreKind.dispose(store);
     }
     return KafkaData.verified(kafka, topic, group, ledger);
   }
 
-  /** Waits until the ledger reaches its target, closes the consumer, fails if it died. */
+  /**
+   * Waits until the ledger reaches its target and the running consumer has committed every
+   * partition to its end (the window's end), closes the consumer, fails if it died.
+   */
   private static void awaitTarget(
+      KafkaBroker kafka,
+      String topic,
       SigloKafkaConsumer<byte[]> consumer,
       CompletableFuture<Void> stopped,
       String group,
@@ -94,6 +99,7 @@ final class SigloKafkaRun {
               group + ": finished " + ledger.progress() + " of " + ledger.target() + " in time");
         }
       }
+      KafkaData.awaitCommittedToEnd(kafka, topic, group, ledger);
     } finally {
       consumer.close(Duration.ofSeconds(30));
     }

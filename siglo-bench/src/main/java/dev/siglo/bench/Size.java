@@ -8,6 +8,7 @@ package dev.siglo.bench;
  * @param postgresRecords records of its PostgreSQL configuration (slower per record)
  * @param peerRecords records of its hand-written Redis peer (sequential: its rate is flat)
  * @param slowRecords records of the slow-handler scenario (Siglo)
+ * @param slowLargeRecords records of its larger run (0: none)
  * @param slowKeys record keys of the slow-handler scenario
  * @param slowBaselineRecords records the sequential baseline handles (its rate is flat)
  * @param sqsMessages messages of the SQS scenario
@@ -23,6 +24,7 @@ record Size(
     int postgresRecords,
     int peerRecords,
     int slowRecords,
+    int slowLargeRecords,
     int slowKeys,
     int slowBaselineRecords,
     int sqsMessages,
@@ -35,14 +37,15 @@ record Size(
 
   static Size named(String name) {
     return switch (name) {
-      case "tiny" -> new Size(3_000, 1_000, 1_000, 400, 40, 100, 300, 100, 50, 1, 0, 1, 100);
+      case "tiny" -> new Size(3_000, 1_000, 1_000, 400, 0, 40, 100, 300, 100, 50, 1, 0, 1, 100);
       case "default" ->
           new Size(
-              200_000, 50_000, 20_000, 20_000, 2_000, 1_000, 10_000, 4_000, 400, 3, 1, 5, 1000);
+              200_000, 50_000, 20_000, 20_000, 200_000, 2_000, 1_000, 10_000, 4_000, 400, 3, 1, 5,
+              1000);
       case "full" ->
           new Size(
-              1_000_000, 200_000, 100_000, 20_000, 2_000, 4_000, 50_000, 4_000, 4_000, 5, 2, 5,
-              1000);
+              1_000_000, 200_000, 100_000, 20_000, 200_000, 2_000, 4_000, 50_000, 4_000, 4_000, 5,
+              2, 5, 1000);
       default ->
           throw new IllegalArgumentException(
               "unknown size '" + name + "' (use tiny, default or full)");

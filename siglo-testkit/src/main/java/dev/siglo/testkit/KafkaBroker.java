@@ -38,10 +38,32 @@ public final class KafkaBroker implements AutoCloseable {
 
   private final String bootstrap;
   private final KafkaRaftServer server;
+  private final KafkaBrokerProcess process;
 
   private KafkaBroker(String bootstrap, KafkaRaftServer server) {
+    this(bootstrap, server, null);
+  }
+
+  private KafkaBroker(String bootstrap, KafkaRaftServer server, KafkaBrokerProcess process) {
     this.bootstrap = bootstrap;
     this.server = server;
+    this.process = process;
+  }
+
+  /**
+   * A broker in a JVM of its own, as in a deployment (benchmarks that measure the consumer's own
+   * CPU and must not share a heap or a JIT with the broker); {@link #close()} stops that JVM. With
+   * {@value #ENV_BOOTSTRAP} set, the external cluster.
+   *
+   * @return a handle to the new broker
+   */
+  public static KafkaBroker startInOwnJvmOrExternal() {
+    String external = System.getenv(ENV_BOOTSTRAP);
+    if (external != null && !external.isBlank()) {
+      return new KafkaBroker(external, null);
+    }
+    KafkaBrokerProcess process = KafkaBrokerProcess.start();
+    return new KafkaBroker(process.bootstrapServers(), null, process);
   }
 
   /**
@@ -155,7 +177,7 @@ public final class KafkaBroker implements AutoCloseable {
    * @return whether this handle points at an external cluster it does not own
    */
   public boolean isExternal() {
-    return server == null;
+    return server == null && process == null;
   }
 
   /**
@@ -190,12 +212,15 @@ public final class KafkaBroker implements AutoCloseable {
     }
   }
 
-  /** Stops an in-process broker; an external cluster is left alone. */
+  /** Stops an in-process broker or the broker's own JVM; an external cluster is left alone. */
   @Override
   public void close() {
     if (server != null) {
       server.shutdown();
       server.awaitShutdown();
+    }
+    if (process != null) {
+      process.close();
     }
   }
 

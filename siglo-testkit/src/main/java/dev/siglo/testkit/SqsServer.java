@@ -1,7 +1,12 @@
 package dev.siglo.testkit;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.URI;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Map;
+import org.awaitility.Awaitility;
 import org.elasticmq.rest.sqs.SQSRestServer;
 import org.elasticmq.rest.sqs.SQSRestServerBuilder;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -21,10 +26,59 @@ public final class SqsServer implements AutoCloseable {
 
   private final URI endpoint;
   private final SQSRestServer server;
+  private final Process process;
 
   private SqsServer(URI endpoint, SQSRestServer server) {
+    this(endpoint, server, null);
+  }
+
+  private SqsServer(URI endpoint, SQSRestServer server, Process process) {
     this.endpoint = endpoint;
     this.server = server;
+    this.process = process;
+  }
+
+  /**
+   * ElasticMQ in a JVM of its own, as a real queue service is (benchmarks that measure the
+   * consumer's own CPU); {@link #close()} stops that JVM. With {@value #ENV_ENDPOINT} set, that
+   * endpoint.
+   *
+   * @return a handle to the new endpoint, serving
+   */
+  public static SqsServer startInOwnJvmOrExternal() {
+    String external = System.getenv(ENV_ENDPOINT);
+    if (external != null && !external.isBlank()) {
+      return new SqsServer(URI.create(external), null);
+    }
+    int port = FreePorts.loopback();
+    Process process;
+    try {
+      process =
+          new ProcessBuilder(
+                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                  "-Xmx1g",
+                  "-cp",
+                  System.getProperty("java.class.path"),
+                  SqsServerMain.class.getName(),
+                  Integer.toString(port))
+              .redirectErrorStream(true)
+              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+              .start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the ElasticMQ JVM", e);
+    }
+    SqsServer started = new SqsServer(URI.create("http://127.0.0.1:" + port), null, process);
+    try (SqsClient sqs = started.client()) {
+      Awaitility.await("ElasticMQ JVM on port " + port)
+          .atMost(Duration.ofSeconds(60))
+          .pollInterval(Duration.ofMillis(200))
+          .ignoreExceptions()
+          .until(() -> !process.isAlive() || sqs.listQueues() != null);
+    }
+    if (!process.isAlive()) {
+      throw new IllegalStateException("the ElasticMQ JVM exited at start");
+    }
+    return started;
   }
 
   /**
@@ -73,16 +127,28 @@ public final class SqsServer implements AutoCloseable {
     }
   }
 
-  /** Stops an in-process ElasticMQ; an external endpoint is left alone. */
+  /** Stops an in-process ElasticMQ or its own JVM; an external endpoint is left alone. */
   @Override
   public void close() {
     if (server != null) {
       server.stopAndWait();
     }
+    if (process != null) {
+      process.destroyForcibly();
+      try {
+        process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
   }
 
   @Override
   public String toString() {
-    return "SqsServer[" + endpoint + (server == null ? ", external" : "") + "]";
+    return "SqsServer["
+        + endpoint
+        + (server == null && process == null ? ", external" : "")
+        + (process != null ? ", own JVM" : "")
+        + "]";
   }
 }

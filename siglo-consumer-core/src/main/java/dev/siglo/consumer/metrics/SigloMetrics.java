@@ -22,10 +22,10 @@ import java.util.Objects;
  * </ul>
  *
  * Runtimes also register {@value #IN_FLIGHT} (gauge, tags {@code system}, {@code destination}),
- * {@value #PAUSED} (gauge, same tags), for SQS {@value #RECEIVED} (messages per receive call), and
- * for Kafka {@value #LAG} per partition (gauge, tags {@code topic}, {@code partition}). Keys and
- * payload values are never tags. Thread-safe; needs {@code io.micrometer:micrometer-core} on the
- * class path.
+ * {@value #PAUSED} (gauge, same tags), for SQS {@value #RECEIVED} (messages per non-empty receive),
+ * and for Kafka {@value #LAG} per partition (gauge, tags {@code topic}, {@code partition}). Keys
+ * and payload values are never tags. Thread-safe; needs {@code io.micrometer:micrometer-core} on
+ * the class path.
  */
 public final class SigloMetrics implements SigloEventListener {
   /** Messages by outcome. */
@@ -40,7 +40,7 @@ public final class SigloMetrics implements SigloEventListener {
   /** Messages received and not finished (gauge). */
   public static final String IN_FLIGHT = "siglo.in_flight";
 
-  /** Messages returned per receive call (distribution summary, SQS). */
+  /** Messages returned per receive call that returned any (distribution summary, SQS). */
   public static final String RECEIVED = "siglo.received";
 
   /** Records behind the end of a partition (gauge, Kafka). */
@@ -104,7 +104,9 @@ public final class SigloMetrics implements SigloEventListener {
   }
 
   /**
-   * Records the messages one receive call returned ({@value #RECEIVED}, a distribution summary).
+   * Records the messages one receive call returned ({@value #RECEIVED}, a distribution summary);
+   * runtimes record the calls that returned any, so its mean is the batch size a busy consumer
+   * gets.
    *
    * @param system the broker system
    * @param destination the queue

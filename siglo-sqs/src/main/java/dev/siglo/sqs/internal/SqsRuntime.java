@@ -134,7 +134,7 @@ public final class SqsRuntime {
                 .messages();
         permits.release(granted - received.size());
         granted = 0;
-        if (settings.metrics() != null) {
+        if (settings.metrics() != null && !received.isEmpty()) {
           settings.metrics().received("sqs", queueName, received.size());
         }
         for (Message m : received) {
