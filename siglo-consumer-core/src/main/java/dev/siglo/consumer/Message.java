@@ -32,11 +32,18 @@ public final class Message {
     this.id = Objects.requireNonNull(b.id, "id");
     this.recordKey = b.recordKey;
     this.payload = b.payload == null ? new byte[0] : b.payload;
-    this.headers = Collections.unmodifiableMap(new LinkedHashMap<>(b.headers));
-    this.systemAttributes = Collections.unmodifiableMap(new LinkedHashMap<>(b.systemAttributes));
+    this.headers = frozen(b.headers);
+    this.systemAttributes = frozen(b.systemAttributes);
     this.source = Objects.requireNonNull(b.source, "source");
     this.timestamp = b.timestamp == null ? Instant.EPOCH : b.timestamp;
     this.deliveryAttempt = b.deliveryAttempt;
+  }
+
+  /** An unmodifiable copy, in order; no map at all for none (most messages have no attributes). */
+  private static Map<String, String> frozen(Map<String, String> m) {
+    return m == null || m.isEmpty()
+        ? Collections.emptyMap()
+        : Collections.unmodifiableMap(new LinkedHashMap<>(m));
   }
 
   /**
@@ -129,8 +136,8 @@ public final class Message {
     private final MessageSource source;
     private String recordKey;
     private byte[] payload;
-    private final Map<String, String> headers = new LinkedHashMap<>();
-    private final Map<String, String> systemAttributes = new LinkedHashMap<>();
+    private Map<String, String> headers;
+    private Map<String, String> systemAttributes;
     private Instant timestamp;
     private int deliveryAttempt = 1;
 
@@ -163,6 +170,9 @@ public final class Message {
      * @return this builder
      */
     public Builder header(String name, String value) {
+      if (headers == null) {
+        headers = new LinkedHashMap<>();
+      }
       headers.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
       return this;
     }
@@ -173,6 +183,9 @@ public final class Message {
      * @return this builder
      */
     public Builder systemAttribute(String name, String value) {
+      if (systemAttributes == null) {
+        systemAttributes = new LinkedHashMap<>();
+      }
       systemAttributes.put(
           Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
       return this;

@@ -34,8 +34,7 @@ import java.util.Objects;
  */
 public final class MessageProcessorConfig<T> {
   /** Results to JSON by default: a shared mapper with the Jackson modules on the class path. */
-  private static final ObjectMapper DEFAULT_RESULT_MAPPER =
-      new ObjectMapper().findAndRegisterModules();
+  static final ObjectMapper DEFAULT_RESULT_MAPPER = new ObjectMapper().findAndRegisterModules();
 
   /** The header (Kafka) or message attribute (SQS) read for the key by default. */
   public static final String DEFAULT_KEY_HEADER = "idempotency-key";

@@ -8,13 +8,17 @@ import java.util.Objects;
 
 /**
  * Handler and step results as JSON text inside a stored {@code Outcome.Success}, through one
- * Jackson {@link ObjectMapper}. Thread-safe.
+ * Jackson {@link ObjectMapper}. With Siglo's default mapper, the commonest results ({@code null},
+ * booleans, integers and longs) are written without building a JSON generator, as the mapper would
+ * write them. Thread-safe.
  */
 final class ResultJson {
   private final ObjectMapper mapper;
+  private final boolean plainScalars;
 
   private ResultJson(ObjectMapper mapper) {
     this.mapper = mapper;
+    this.plainScalars = mapper == MessageProcessorConfig.DEFAULT_RESULT_MAPPER;
   }
 
   /**
@@ -31,6 +35,14 @@ final class ResultJson {
    * @throws OutcomeEncodingException naming the type when it cannot be encoded
    */
   String encode(Object value) {
+    if (plainScalars) {
+      if (value == null) {
+        return "null";
+      }
+      if (value instanceof Integer || value instanceof Long || value instanceof Boolean) {
+        return value.toString();
+      }
+    }
     try {
       return mapper.writeValueAsString(value);
     } catch (JsonProcessingException | RuntimeException e) {

@@ -4,11 +4,14 @@ import com.fasterxml.jackson.core.JsonFactory;
 import com.fasterxml.jackson.core.JsonGenerator;
 import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.io.JsonStringEncoder;
 import dev.siglo.consumer.error.OutcomeEncodingException;
 import dev.siglo.consumer.error.OutcomeTooLargeException;
 import dev.siglo.consumer.error.UnreadableOutcomeException;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.Map;
 
@@ -56,8 +59,23 @@ public final class JsonOutcomeCodec implements OutcomeCodec {
     return maxBytes;
   }
 
+  private static final byte[] SUCCESS_START =
+      "{\"kind\":\"success\",\"result\":\"".getBytes(StandardCharsets.UTF_8);
+  private static final byte[] SUCCESS_END = "\"}".getBytes(StandardCharsets.UTF_8);
+
   @Override
   public byte[] encode(Outcome outcome) {
+    if (outcome instanceof Outcome.Success s && !hasSurrogates(s.resultJson())) {
+      // the envelope of every processed message, without a generator: the same bytes it writes
+      // (it escapes characters outside the BMP as \\u pairs, so those take the generator path)
+      byte[] result = JsonStringEncoder.getInstance().quoteAsUTF8(s.resultJson());
+      int size = SUCCESS_START.length + result.length + SUCCESS_END.length;
+      requireWithinLimit(size);
+      byte[] out = Arrays.copyOf(SUCCESS_START, size);
+      System.arraycopy(result, 0, out, SUCCESS_START.length, result.length);
+      System.arraycopy(SUCCESS_END, 0, out, size - SUCCESS_END.length, SUCCESS_END.length);
+      return out;
+    }
     ByteArrayOutputStream out = new ByteArrayOutputStream(128);
     try (JsonGenerator g = FACTORY.createGenerator(out)) {
       g.writeStartObject();
@@ -80,11 +98,24 @@ public final class JsonOutcomeCodec implements OutcomeCodec {
     } catch (IOException e) {
       throw new OutcomeEncodingException("outcome cannot be encoded as JSON: " + e.getMessage(), e);
     }
-    if (out.size() > maxBytes) {
-      throw new OutcomeTooLargeException(
-          "encoded outcome is " + out.size() + " bytes, over the limit of " + maxBytes + " bytes");
-    }
+    requireWithinLimit(out.size());
     return out.toByteArray();
+  }
+
+  private static boolean hasSurrogates(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      if (Character.isSurrogate(text.charAt(i))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void requireWithinLimit(int size) {
+    if (size > maxBytes) {
+      throw new OutcomeTooLargeException(
+          "encoded outcome is " + size + " bytes, over the limit of " + maxBytes + " bytes");
+    }
   }
 
   @Override

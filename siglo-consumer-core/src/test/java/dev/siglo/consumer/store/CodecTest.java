@@ -29,6 +29,34 @@ class CodecTest {
   }
 
   @Test
+  void aSuccessIsWrittenAsJacksonsGeneratorWritesItWhateverItsText() throws Exception {
+    String[] results = {
+      "null",
+      "42",
+      "\"text\"",
+      "{\"a\":[1,2,{\"b\":\"\\\"q\\\"\"}]}",
+      "\"tab\\tnl\\n\"",
+      "\u0001\u001f control",
+      "ünïcödé ✓ 𝄞",
+      "back\\slash / slash",
+      ""
+    };
+    for (String result : results) {
+      java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+      try (com.fasterxml.jackson.core.JsonGenerator g =
+          new com.fasterxml.jackson.core.JsonFactory().createGenerator(expected)) {
+        g.writeStartObject();
+        g.writeStringField("kind", "success");
+        g.writeStringField("result", result);
+        g.writeEndObject();
+      }
+      byte[] encoded = JsonOutcomeCodec.of().encode(new Outcome.Success(result));
+      assertThat(encoded).as(result).isEqualTo(expected.toByteArray());
+      assertThat(JsonOutcomeCodec.of().decode(encoded)).isEqualTo(new Outcome.Success(result));
+    }
+  }
+
+  @Test
   void outcomesOverTheLimitAreRejectedNamingSizes() {
     JsonOutcomeCodec small = JsonOutcomeCodec.withMaxBytes(256);
     Outcome fits = new Outcome.Success("\"" + "a".repeat(200) + "\"");
