@@ -18,6 +18,12 @@ import org.apache.kafka.common.TopicPartition;
  * Owned by the poll thread.
  */
 final class Lanes {
+  /**
+   * The queue of a busy lane that has nothing waiting: shared and never added to, so a lane gets a
+   * queue of its own only when a second record of it arrives while the first runs.
+   */
+  private static final ArrayDeque<Work> NOTHING_WAITING = new ArrayDeque<>(1);
+
   private final Ordering ordering;
   private final Map<LaneKey, ArrayDeque<Work>> waiting = new HashMap<>();
   private final ArrayDeque<Work> ready = new ArrayDeque<>();
@@ -41,10 +47,13 @@ final class Lanes {
   /** A newly polled record: ready when its lane is idle, else queued behind it. */
   void add(Work w) {
     queued++;
-    ArrayDeque<Work> lane = waiting.get(w.lane);
+    ArrayDeque<Work> lane = waiting.putIfAbsent(w.lane, NOTHING_WAITING);
     if (lane == null) {
-      waiting.put(w.lane, new ArrayDeque<>());
       ready.add(w);
+    } else if (lane == NOTHING_WAITING) {
+      ArrayDeque<Work> queue = new ArrayDeque<>(4);
+      queue.add(w);
+      waiting.put(w.lane, queue);
     } else {
       lane.add(w);
     }
@@ -57,7 +66,7 @@ final class Lanes {
     if (lane == null) {
       return;
     }
-    Work next = lane.poll();
+    Work next = lane == NOTHING_WAITING ? null : lane.poll();
     if (next == null) {
       waiting.remove(w.lane);
     } else {
