@@ -44,7 +44,10 @@ final class Dispatcher {
   private final ConcurrentLinkedQueue<Work> pending = new ConcurrentLinkedQueue<>();
   private final AtomicInteger runningWorkers = new AtomicInteger();
   private final Set<TopicPartition> revoking = ConcurrentHashMap.newKeySet();
-  private final Map<TopicPartition, Integer> inFlightByPartition = new HashMap<>();
+
+  /** Records handed over and not answered yet, per partition (a counter each: no boxing). */
+  private final Map<TopicPartition, int[]> inFlightByPartition = new HashMap<>();
+
   private volatile boolean stopping;
   private int inFlight;
 
@@ -95,7 +98,7 @@ final class Dispatcher {
         break;
       }
       inFlight++;
-      inFlightByPartition.merge(w.partition, 1, Integer::sum);
+      inFlightByPartition.computeIfAbsent(w.partition, tp -> new int[1])[0]++;
       w.dispatchedAttempt = w.attempt;
       pending.add(w);
     }
@@ -160,7 +163,7 @@ final class Dispatcher {
   private void complete(Completion c) {
     Work w = c.work();
     inFlight--;
-    inFlightByPartition.merge(w.partition, -1, Integer::sum);
+    inFlightByPartition.computeIfAbsent(w.partition, tp -> new int[1])[0]--;
     if (c.fatal() != null) {
       throw new IllegalStateException("a worker failed on " + w, c.fatal());
     }
@@ -224,7 +227,8 @@ final class Dispatcher {
   private int inFlightIn(Set<TopicPartition> partitions) {
     int n = 0;
     for (TopicPartition tp : partitions) {
-      n += inFlightByPartition.getOrDefault(tp, 0);
+      int[] count = inFlightByPartition.get(tp);
+      n += count == null ? 0 : count[0];
     }
     return n;
   }
