@@ -16,6 +16,8 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -33,6 +35,11 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #renewDue()} decides on the injected {@link Time}; a {@link Ticker} calls it every
  * {@link #TICK} on a named daemon thread, started with the first held claim. Thread-safe.
+ *
+ * <p>A claim is held in a slot of its thread's own small array (the message claim and the step
+ * claims nested in it), which the renewing thread scans: holding and releasing a claim is a
+ * volatile write, with no shared map to update per message. A thread holding more than {@link
+ * #SLOTS} claims at once puts the rest in a shared set.
  */
 final class LeaseKeeper implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
@@ -49,6 +56,15 @@ final class LeaseKeeper implements AutoCloseable {
    */
   static final Duration RETRY_AFTER_FAILURE = Duration.ofSeconds(1);
 
+  /** Claims a thread holds in its own slots at once; more go to the shared set. */
+  static final int SLOTS = 8;
+
+  /** The slots of one thread: written by that thread, read by the renewing one. */
+  private static final class Slots {
+    final Thread owner = Thread.currentThread();
+    final AtomicReferenceArray<Held> held = new AtomicReferenceArray<>(SLOTS);
+  }
+
   /** One held claim. */
   static final class Held {
     final Message message;
@@ -59,6 +75,8 @@ final class LeaseKeeper implements AutoCloseable {
     private final long retryNanos;
     private volatile long dueNanos;
     private volatile boolean lost;
+    private Slots slots;
+    private int slot;
 
     private Held(Message message, String key, ClaimToken token, Duration lease, long nowNanos) {
       this.message = message;
@@ -82,7 +100,15 @@ final class LeaseKeeper implements AutoCloseable {
   private final Time time;
   private final EventSink events;
   private final StoreOutage outage;
-  private final Set<Held> held = ConcurrentHashMap.newKeySet();
+  private final Set<Held> overflow = ConcurrentHashMap.newKeySet();
+  private final List<Slots> threads = new CopyOnWriteArrayList<>();
+  private final ThreadLocal<Slots> mine =
+      ThreadLocal.withInitial(
+          () -> {
+            Slots s = new Slots();
+            threads.add(s);
+            return s;
+          });
   private final ReentrantLock renewing = new ReentrantLock();
   private volatile Ticker ticker;
   private boolean closed;
@@ -97,7 +123,17 @@ final class LeaseKeeper implements AutoCloseable {
   /** Starts renewing a claim until {@link #release}. */
   Held hold(Message message, String key, ClaimToken token, Duration lease) {
     Held h = new Held(message, key, token, lease, time.nanoTime());
-    held.add(h);
+    Slots s = mine.get();
+    for (int i = 0; i < SLOTS && h.slots == null; i++) {
+      if (s.held.get(i) == null) {
+        h.slots = s;
+        h.slot = i;
+        s.held.set(i, h);
+      }
+    }
+    if (h.slots == null) {
+      overflow.add(h);
+    }
     if (ticker == null) { // started once: no lock on the claim path afterwards
       ensureTicking();
     }
@@ -106,14 +142,37 @@ final class LeaseKeeper implements AutoCloseable {
 
   /** Stops renewing a claim (it was completed, released or abandoned). */
   void release(Held h) {
-    held.remove(h);
+    if (h.slots != null) {
+      h.slots.held.compareAndSet(h.slot, h, null);
+    } else {
+      overflow.remove(h);
+    }
+  }
+
+  /** Every claim held now, from every thread's slots and the shared set. */
+  private List<Held> all() {
+    List<Held> out = new ArrayList<>(overflow);
+    for (Slots s : threads) {
+      boolean any = false;
+      for (int i = 0; i < SLOTS; i++) {
+        Held h = s.held.get(i);
+        if (h != null) {
+          out.add(h);
+          any = true;
+        }
+      }
+      if (!any && !s.owner.isAlive()) {
+        threads.remove(s); // its thread ended holding nothing: forget its slots
+      }
+    }
+    return out;
   }
 
   /**
    * @return the claims held now
    */
   int held() {
-    return held.size();
+    return all().size();
   }
 
   /** Renews every claim whose renewal is due, in one batch call; calls run one at a time. */
@@ -132,7 +191,7 @@ final class LeaseKeeper implements AutoCloseable {
     }
     long now = time.nanoTime();
     List<Held> due = new ArrayList<>();
-    for (Held h : held) {
+    for (Held h : all()) {
       if (!h.lost && now - h.dueNanos >= 0) {
         due.add(h);
       }
