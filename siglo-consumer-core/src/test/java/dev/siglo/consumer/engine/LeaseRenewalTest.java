@@ -248,6 +248,35 @@ class LeaseRenewalTest {
   }
 
   @Test
+  void moreClaimsOnOneThreadThanItHasSlotsAreAllRenewedAndReleased() {
+    AtomicInteger renewals = new AtomicInteger();
+    LeaseKeeper keeper =
+        new LeaseKeeper(
+            renewingStore(renewals, new AtomicBoolean(false)),
+            time,
+            new EventSink(List.of()),
+            StoreOutage.NONE);
+    List<LeaseKeeper.Held> held = new java.util.ArrayList<>();
+    int claims = LeaseKeeper.SLOTS + 3;
+    for (int i = 0; i < claims; i++) {
+      held.add(
+          keeper.hold(
+              Messages.keyed("order-" + i, "x"),
+              IdempotencyKeys.defaults().key("order-" + i),
+              new dev.siglo.consumer.store.ClaimToken("t" + i),
+              LEASE));
+    }
+    assertThat(keeper.held()).isEqualTo(claims);
+
+    renewFor(keeper, THIRD.plus(LeaseKeeper.TICK));
+
+    assertThat(renewals).as("each claim renewed once, slot or not").hasValue(claims);
+    held.forEach(keeper::release);
+    assertThat(keeper.held()).isZero();
+    keeper.close();
+  }
+
+  @Test
   void aRenewalFindingTheStoreDownReportsTheOutageAndNoneIsSentUntilAProbeFindsItBack() {
     AtomicInteger renewals = new AtomicInteger();
     AtomicBoolean down = new AtomicBoolean(true);
