@@ -164,28 +164,13 @@ final class SqsThroughput extends Scenario {
   private static void awaitEmpty(SqsClient sqs, String url, String name, Ledger ledger)
       throws InterruptedException {
     long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (remaining(sqs, url) != 0) {
+    while (SqsServer.messagesIn(sqs, url) != 0) {
       if (System.nanoTime() > deadline) {
         throw new BenchmarkFailure(name + ": the queue is not empty 60 s after the last message");
       }
       Thread.sleep(5); // the observer's poll interval: part of the measured window's resolution
     }
     ledger.durable();
-  }
-
-  private static long remaining(SqsClient sqs, String url) {
-    return sqs
-        .getQueueAttributes(
-            b ->
-                b.queueUrl(url)
-                    .attributeNames(
-                        QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-                        QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
-        .attributes()
-        .values()
-        .stream()
-        .mapToLong(Long::parseLong)
-        .sum();
   }
 
   private Ledger plainLoop(SqsServer server, SqsClient sqs, int n) throws Exception {
@@ -309,18 +294,9 @@ final class SqsThroughput extends Scenario {
 
   private static Ledger verified(SqsClient sqs, String url, String name, Ledger ledger) {
     ledger.tally().requireExactlyOnce(name);
-    Map<QueueAttributeName, String> left =
-        sqs.getQueueAttributes(
-                b ->
-                    b.queueUrl(url)
-                        .attributeNames(
-                            QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-                            QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
-            .attributes();
-    long remaining = left.values().stream().mapToLong(Long::parseLong).sum();
+    long remaining = SqsServer.messagesIn(sqs, url);
     if (remaining != 0) {
-      throw new BenchmarkFailure(
-          name + ": " + remaining + " message(s) left in the queue: " + left);
+      throw new BenchmarkFailure(name + ": " + remaining + " message(s) left in the queue");
     }
     sqs.deleteQueue(b -> b.queueUrl(url));
     return ledger;

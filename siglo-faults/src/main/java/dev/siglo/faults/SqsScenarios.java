@@ -1,5 +1,6 @@
 package dev.siglo.faults;
 
+import dev.siglo.testkit.SqsServer;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -61,7 +62,7 @@ final class SqsScenarios {
         Awaitility.await(id + ": queue empty")
             .atMost(Duration.ofMinutes(size.minutesPerScenario()))
             .pollInterval(Duration.ofMillis(500))
-            .until(() -> remaining(sqs, url) == 0);
+            .until(() -> SqsServer.messagesIn(sqs, url) == 0);
         run.stopAll();
         return Checker.check(
             run,
@@ -69,7 +70,7 @@ final class SqsScenarios {
             faults,
             manifest,
             deadLetters(sqs, dlq),
-            remaining(sqs, url) == 0,
+            SqsServer.messagesIn(sqs, url) == 0,
             (System.nanoTime() - start) / 1e9);
       }
     }
@@ -111,21 +112,6 @@ final class SqsScenarios {
       throw new IllegalStateException("sending the manifest failed: " + response.failed());
     }
     response.successful().forEach(e -> manifest.coordinates.add(e.messageId()));
-  }
-
-  private static long remaining(SqsClient sqs, String url) {
-    return sqs
-        .getQueueAttributes(
-            b ->
-                b.queueUrl(url)
-                    .attributeNames(
-                        QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-                        QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
-        .attributes()
-        .values()
-        .stream()
-        .mapToLong(Long::parseLong)
-        .sum();
   }
 
   private static Map<String, Integer> deadLetters(SqsClient sqs, String dlq) {

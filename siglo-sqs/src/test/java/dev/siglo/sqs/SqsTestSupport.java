@@ -71,16 +71,7 @@ final class SqsTestSupport {
    * @return visible plus in-flight (not visible) messages
    */
   int remaining(String url) {
-    Map<QueueAttributeName, String> a =
-        sqs.getQueueAttributes(
-                b ->
-                    b.queueUrl(url)
-                        .attributeNames(
-                            QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
-                            QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
-            .attributes();
-    return Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES))
-        + Integer.parseInt(a.get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE));
+    return (int) SqsServer.messagesIn(sqs, url);
   }
 
   /**

@@ -62,21 +62,12 @@ public final class KafkaBrokerProcess implements AutoCloseable {
     if (process != null && process.isAlive()) {
       return this;
     }
-    try {
-      process =
-          new ProcessBuilder(
-                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                  "-Xmx512m",
-                  "-cp",
-                  System.getProperty("java.class.path"),
-                  KafkaBrokerMain.class.getName(),
-                  properties.toString())
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("broker.log").toFile()))
-              .start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot start the broker JVM", e);
-    }
+    process =
+        Jvms.start(
+            "512m",
+            ProcessBuilder.Redirect.appendTo(dir.resolve("broker.log").toFile()),
+            KafkaBrokerMain.class,
+            properties.toString());
     Process started = process;
     try (Admin admin =
         Admin.create(Map.of(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers()))) {

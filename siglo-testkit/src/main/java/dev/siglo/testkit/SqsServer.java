@@ -1,9 +1,6 @@
 package dev.siglo.testkit;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.net.URI;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
 import org.awaitility.Awaitility;
@@ -51,22 +48,9 @@ public final class SqsServer implements AutoCloseable {
       return new SqsServer(URI.create(external), null);
     }
     int port = FreePorts.loopback();
-    Process process;
-    try {
-      process =
-          new ProcessBuilder(
-                  Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                  "-Xmx1g",
-                  "-cp",
-                  System.getProperty("java.class.path"),
-                  SqsServerMain.class.getName(),
-                  Integer.toString(port))
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-              .start();
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot start the ElasticMQ JVM", e);
-    }
+    Process process =
+        Jvms.start(
+            "1g", ProcessBuilder.Redirect.DISCARD, SqsServerMain.class, Integer.toString(port));
     SqsServer started = new SqsServer(URI.create("http://127.0.0.1:" + port), null, process);
     try (SqsClient sqs = started.client()) {
       Awaitility.await("ElasticMQ JVM on port " + port)
@@ -93,6 +77,26 @@ public final class SqsServer implements AutoCloseable {
         SQSRestServerBuilder.withInterface("127.0.0.1").withDynamicPort().start();
     int port = server.waitUntilStarted().localAddress().getPort();
     return new SqsServer(URI.create("http://127.0.0.1:" + port), server);
+  }
+
+  /**
+   * @param sqs a client
+   * @param queueUrl a queue
+   * @return its messages, visible and in flight (the queue is done when none is left)
+   */
+  public static long messagesIn(SqsClient sqs, String queueUrl) {
+    return sqs
+        .getQueueAttributes(
+            b ->
+                b.queueUrl(queueUrl)
+                    .attributeNames(
+                        QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES,
+                        QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE))
+        .attributes()
+        .values()
+        .stream()
+        .mapToLong(Long::parseLong)
+        .sum();
   }
 
   /**

@@ -1,0 +1,39 @@
+package dev.siglo.testkit;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Starts a server of the tests in a JVM of its own, on this JVM's Java and class path, with its
+ * output going where the caller says and its standard input a pipe (the servers' mains halt when it
+ * closes, so none outlives the JVM that started it).
+ */
+final class Jvms {
+  private Jvms() {}
+
+  /**
+   * @param heap the {@code -Xmx} value, e.g. {@code 512m}
+   * @param output where its standard output and error go
+   * @param main the main class
+   * @param args its arguments
+   * @return the started process
+   * @throws UncheckedIOException when it cannot be started
+   */
+  static Process start(String heap, ProcessBuilder.Redirect output, Class<?> main, String... args) {
+    List<String> command = new ArrayList<>();
+    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+    command.add("-Xmx" + heap);
+    command.add("-cp");
+    command.add(System.getProperty("java.class.path"));
+    command.add(main.getName());
+    command.addAll(List.of(args));
+    try {
+      return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output).start();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start " + main.getSimpleName() + " in its own JVM", e);
+    }
+  }
+}
