@@ -209,7 +209,7 @@ public final class SqsRuntime {
   private void dispatch(Message m) {
     String group = SqsMessages.groupOf(m);
     if (!settings.fifo() || group == null) {
-      workers.execute(() -> runOne(m));
+      execute(() -> runOne(m), m);
       return;
     }
     synchronized (groups) {
@@ -220,7 +220,16 @@ public final class SqsRuntime {
       }
       groups.put(group, new ArrayDeque<>());
     }
-    workers.execute(() -> runGroup(group, m));
+    execute(() -> runGroup(group, m), m);
+  }
+
+  /** Hands work to the workers; once they are shut down (the runtime stops), releases instead. */
+  private void execute(Runnable work, Message m) {
+    try {
+      workers.execute(work);
+    } catch (java.util.concurrent.RejectedExecutionException stopped) {
+      release(m);
+    }
   }
 
   private void runOne(Message m) {
