@@ -9,7 +9,9 @@ import java.util.List;
 /**
  * Starts a server of the tests in a JVM of its own, on this JVM's Java and class path, with its
  * output going where the caller says and its standard input a pipe (the servers' mains halt when it
- * closes, so none outlives the JVM that started it).
+ * closes, so none outlives the JVM that started it). The system property {@code
+ * siglo.testkit.jvm.<MainClassSimpleName>} adds options to that server's JVM (space-separated), for
+ * example a flight recording to profile the server under a benchmark.
  */
 final class Jvms {
   private Jvms() {}
@@ -26,6 +28,10 @@ final class Jvms {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.add("-Xmx" + heap);
+    String extra = System.getProperty("siglo.testkit.jvm." + main.getSimpleName(), "").strip();
+    if (!extra.isEmpty()) {
+      command.addAll(List.of(extra.split("\\s+")));
+    }
     command.add("-cp");
     command.add(System.getProperty("java.class.path"));
     command.add(main.getName());

@@ -75,4 +75,18 @@ class InMemoryIdempotencyStoreBoundsTest {
     claimAndComplete("other");
     assertThat(store.getResult("other")).isPresent();
   }
+
+  @Test
+  void equalOutcomesMayShareStorageButEachKeyKeepsItsOwn() {
+    InMemoryIdempotencyStore roomy = InMemoryIdempotencyStore.custom().clock(clock).build();
+    String[] values = {"1", "2", "1", "null", "null", "2"};
+    for (int i = 0; i < values.length; i++) {
+      String key = "k" + i;
+      ClaimResult.Claimed c = (ClaimResult.Claimed) roomy.claim(new ClaimRequest(key, null, LEASE));
+      roomy.complete(key, c.token(), new Outcome.Success(values[i]), Duration.ofHours(1));
+    }
+    for (int i = 0; i < values.length; i++) {
+      assertThat(roomy.getResult("k" + i)).contains(new Outcome.Success(values[i]));
+    }
+  }
 }

@@ -10,8 +10,6 @@ import java.util.Arrays;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.UnaryOperator;
 
@@ -33,13 +31,17 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
   /** The default maximum number of records. */
   public static final int DEFAULT_MAX_ENTRIES = 1_000_000;
 
+  private static final int SHARED_OUTCOME_BYTES = 64;
+
   private final ConcurrentHashMap<String, Entry> entries = new ConcurrentHashMap<>();
-  private final ConcurrentLinkedQueue<Completion> completionOrder = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger completionQueueSize = new AtomicInteger();
+  private final CompletionLog completionOrder = new CompletionLog();
   private final AtomicLong completionSequence = new AtomicLong();
   private final Clock clock;
   private final OutcomeCodec codec;
   private final int maxEntries;
+  // the last small outcome stored: a completion with equal bytes shares this array (most handlers
+  // return the same few values, often none), one retained object fewer per record
+  private volatile byte[] lastOutcome;
 
   private InMemoryIdempotencyStore(Builder b) {
     this.clock = b.clock;
@@ -115,7 +117,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     Objects.requireNonNull(token, "token");
     Objects.requireNonNull(outcome, "outcome");
     Durations.requirePositive(retention, "retention");
-    byte[] encoded = codec.encode(outcome);
+    byte[] encoded = shared(codec.encode(outcome));
     long now = clock.millis();
     long sequence = completionSequence.incrementAndGet();
     entries.compute(
@@ -124,10 +126,22 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
           requireHeldBy(k, e, token);
           return Entry.completed(e.fingerprint, encoded, now + retention.toMillis(), sequence);
         });
-    completionOrder.add(new Completion(key, sequence));
-    if (completionQueueSize.incrementAndGet() > 2 * maxEntries) {
-      dropStaleCompletions();
+    completionOrder.add(key, sequence);
+    if (completionOrder.size() > 2 * maxEntries) {
+      completionOrder.dropStale(this::stale);
     }
+  }
+
+  /** {@code encoded}, or the equal array the last completion stored (never mutated). */
+  private byte[] shared(byte[] encoded) {
+    byte[] last = lastOutcome;
+    if (last != null && Arrays.equals(last, encoded)) {
+      return last;
+    }
+    if (encoded.length <= SHARED_OUTCOME_BYTES) {
+      lastOutcome = encoded;
+    }
+    return encoded;
   }
 
   @Override
@@ -177,7 +191,6 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
   public void clear() {
     entries.clear();
     completionOrder.clear();
-    completionQueueSize.set(0);
   }
 
   /**
@@ -207,11 +220,10 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
   private void makeRoom(long now) {
     while (entries.size() >= maxEntries) {
-      Completion oldest = completionOrder.poll();
+      CompletionLog.Completion oldest = completionOrder.poll();
       if (oldest == null) {
         break;
       }
-      completionQueueSize.decrementAndGet();
       entries.computeIfPresent(oldest.key(), (k, e) -> e.sequence == oldest.sequence() ? null : e);
     }
     if (entries.size() >= maxEntries) {
@@ -227,16 +239,10 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
     }
   }
 
-  private void dropStaleCompletions() {
-    for (Completion head; (head = completionOrder.peek()) != null; ) {
-      Entry e = entries.get(head.key());
-      if (e != null && e.sequence == head.sequence()) {
-        return;
-      }
-      if (completionOrder.remove(head)) {
-        completionQueueSize.decrementAndGet();
-      }
-    }
+  /** Whether a logged completion no longer names its key's current record. */
+  private boolean stale(String key, long sequence) {
+    Entry e = entries.get(key);
+    return e == null || e.sequence != sequence;
   }
 
   private static void requireHeldBy(String key, Entry e, ClaimToken token) {
@@ -244,8 +250,6 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
       throw token.notHeldOn(key);
     }
   }
-
-  private record Completion(String key, long sequence) {}
 
   /** One record; immutable, replaced on every transition. */
   private static final class Entry {

@@ -68,11 +68,20 @@ public final class JsonOutcomeCodec implements OutcomeCodec {
     if (outcome instanceof Outcome.Success s && !hasSurrogates(s.resultJson())) {
       // the envelope of every processed message, without a generator: the same bytes it writes
       // (it escapes characters outside the BMP as \\u pairs, so those take the generator path)
-      byte[] result = JsonStringEncoder.getInstance().quoteAsUTF8(s.resultJson());
-      int size = SUCCESS_START.length + result.length + SUCCESS_END.length;
+      String json = s.resultJson();
+      boolean plain = isPlainAscii(json);
+      byte[] quoted = plain ? null : JsonStringEncoder.getInstance().quoteAsUTF8(json);
+      int length = plain ? json.length() : quoted.length;
+      int size = SUCCESS_START.length + length + SUCCESS_END.length;
       requireWithinLimit(size);
       byte[] out = Arrays.copyOf(SUCCESS_START, size);
-      System.arraycopy(result, 0, out, SUCCESS_START.length, result.length);
+      if (plain) {
+        for (int i = 0; i < length; i++) {
+          out[SUCCESS_START.length + i] = (byte) json.charAt(i); // printable ASCII: one byte each
+        }
+      } else {
+        System.arraycopy(quoted, 0, out, SUCCESS_START.length, length);
+      }
       System.arraycopy(SUCCESS_END, 0, out, size - SUCCESS_END.length, SUCCESS_END.length);
       return out;
     }
@@ -100,6 +109,17 @@ public final class JsonOutcomeCodec implements OutcomeCodec {
     }
     requireWithinLimit(out.size());
     return out.toByteArray();
+  }
+
+  /** Printable ASCII without a quote or a backslash: a JSON string's content as it is. */
+  private static boolean isPlainAscii(String text) {
+    for (int i = 0; i < text.length(); i++) {
+      char c = text.charAt(i);
+      if (c < 0x20 || c > 0x7E || c == '"' || c == '\\') {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static boolean hasSurrogates(String text) {

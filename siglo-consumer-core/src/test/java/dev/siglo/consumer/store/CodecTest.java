@@ -39,6 +39,7 @@ class CodecTest {
       "\u0001\u001f control",
       "ünïcödé ✓ 𝄞",
       "back\\slash / slash",
+      "del \u007f",
       ""
     };
     for (String result : results) {
