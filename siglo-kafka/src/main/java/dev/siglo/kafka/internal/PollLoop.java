@@ -312,10 +312,12 @@ public final class PollLoop implements Runnable {
     } catch (WakeupException e) {
       return;
     }
-    for (ConsumerRecord<byte[], byte[]> r : records) {
-      TopicPartition partition = new TopicPartition(r.topic(), r.partition());
-      if (offsets.received(partition, r.offset())) {
-        dispatcher.add(r, partition);
+    // partition by partition: one TopicPartition per partition, not one (and its hash) per record
+    for (TopicPartition partition : records.partitions()) {
+      for (ConsumerRecord<byte[], byte[]> r : records.records(partition)) {
+        if (offsets.received(partition, r.offset())) {
+          dispatcher.add(r, partition);
+        }
       }
     }
     dispatcher.dispatch();
