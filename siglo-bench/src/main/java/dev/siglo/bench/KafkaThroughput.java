@@ -86,6 +86,9 @@ final class KafkaThroughput extends Scenario {
         siglo.get(StoreKind.MEMORY),
         plain,
         2.0);
+    report.cpuSplit(SCENARIO, "plain loop (its poll loop runs on main)", plain);
+    report.cpuSplit(SCENARIO, "Siglo, " + StoreKind.OFF.label, siglo.get(StoreKind.OFF));
+    report.cpuSplit(SCENARIO, "Siglo, " + StoreKind.MEMORY.label, siglo.get(StoreKind.MEMORY));
     Sample redis = siglo.get(StoreKind.REDIS);
     report.compared(
         SCENARIO, "Siglo, Redis store ÷ hand-written Redis guard", redis, "rec/s", peer, 3.0);

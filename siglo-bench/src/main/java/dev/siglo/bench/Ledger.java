@@ -1,6 +1,7 @@
 package dev.siglo.bench;
 
 import java.time.Duration;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -13,7 +14,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * user sees it: consumer start-up and group joins are not part of it, the wait for the covering
  * commit is, for the baseline and for Siglo alike. The process's CPU time over the same window
  * gives the CPU per message (the benchmark JVM holds only the consumer: the servers run in
- * processes of their own).
+ * processes of their own), split by thread role in {@link #cpuSplit()}.
  */
 final class Ledger {
   private final AtomicIntegerArray executions;
@@ -21,10 +22,10 @@ final class Ledger {
   private final AtomicLong progress = new AtomicLong();
   private final CountDownLatch done = new CountDownLatch(1);
   private final AtomicLong firstNanos = new AtomicLong();
-  private volatile long firstCpuNanos;
+  private volatile CpuSplit firstCpu;
   private volatile long lastNanos;
   private volatile long durableNanos;
-  private volatile long durableCpuNanos;
+  private volatile CpuSplit durableCpu;
 
   /**
    * @param slots how many distinct records or keys the run has
@@ -44,7 +45,7 @@ final class Ledger {
   void finished() {
     long now = System.nanoTime();
     if (firstNanos.get() == 0 && firstNanos.compareAndSet(0, now)) {
-      firstCpuNanos = processCpuNanos();
+      firstCpu = CpuSplit.take();
     }
     long n = progress.incrementAndGet();
     if (n == target) {
@@ -66,7 +67,7 @@ final class Ledger {
    * window; without it, the window ends at the last finished message.
    */
   void durable() {
-    durableCpuNanos = processCpuNanos();
+    durableCpu = CpuSplit.take();
     durableNanos = System.nanoTime();
   }
 
@@ -97,13 +98,15 @@ final class Ledger {
     if (durableNanos == 0) {
       return Double.NaN;
     }
-    return (durableCpuNanos - firstCpuNanos) / 1e3 / Math.max(1, target - 1);
+    return firstCpu.processNanosUntil(durableCpu) / 1e3 / Math.max(1, target - 1);
   }
 
-  private static long processCpuNanos() {
-    return ((com.sun.management.OperatingSystemMXBean)
-            java.lang.management.ManagementFactory.getOperatingSystemMXBean())
-        .getProcessCpuTime();
+  /**
+   * @return the CPU per message over the window by thread role (see {@link CpuSplit}), or an empty
+   *     map when the window did not end at a durable point
+   */
+  Map<String, Double> cpuSplit() {
+    return durableNanos == 0 ? Map.of() : firstCpu.perMessageUntil(durableCpu, target - 1);
   }
 
   /**

@@ -108,6 +108,34 @@ final class Report {
                 : ratio <= maxRatio ? "met" : "missed"));
   }
 
+  /**
+   * A row splitting a configuration's CPU per message by thread role (median of the warm runs per
+   * role), so the overhead shows where it is spent: the poll thread, the workers, the JVM's own
+   * threads (garbage collection, JIT).
+   */
+  void cpuSplit(String scenario, String configuration, Sample s) {
+    StringBuilder value = new StringBuilder();
+    s.cpuSplit()
+        .forEach(
+            (role, us) -> {
+              if (us >= 0.005) {
+                value.append(value.length() == 0 ? "" : " · ").append(role).append(' ');
+                value.append(format(us, "µs"));
+              }
+            });
+    rows.add(
+        new Row(
+            scenario,
+            "CPU per message by thread: " + configuration,
+            value.toString(),
+            "",
+            "",
+            optional(s.cpu(), "µs"),
+            "",
+            "",
+            ""));
+  }
+
   void row(Row row) {
     rows.add(row);
   }

@@ -2,16 +2,20 @@ package dev.siglo.bench;
 
 import java.util.ArrayList;
 import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 
 /**
  * The repetitions of one measured configuration: the median and spread (min–max) of the warm runs,
- * the cold (first) run's figure on its own, and the median CPU per message of the warm runs.
+ * the cold (first) run's figure on its own, and the median CPU per message of the warm runs, in all
+ * and by thread role.
  */
 final class Sample {
   private final List<Double> values = new ArrayList<>();
   private final List<Double> cpus = new ArrayList<>();
+  private final Map<String, List<Double>> cpuSplits = new LinkedHashMap<>();
   private double cold = Double.NaN;
 
   void add(double value) {
@@ -30,6 +34,8 @@ final class Sample {
     } else {
       values.add(run.perSecond());
       cpus.add(run.cpuMicrosPerMessage());
+      run.cpuSplit()
+          .forEach((role, us) -> cpuSplits.computeIfAbsent(role, r -> new ArrayList<>()).add(us));
     }
   }
 
@@ -44,13 +50,17 @@ final class Sample {
    * @return the median CPU microseconds per message of the warm runs, or NaN
    */
   double cpu() {
-    List<Double> sorted = new ArrayList<>(cpus);
-    Collections.sort(sorted);
-    int n = sorted.size();
-    if (n == 0) {
-      return Double.NaN;
-    }
-    return n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+    return median(cpus);
+  }
+
+  /**
+   * @return the median CPU microseconds per message of the warm runs by thread role, in {@link
+   *     CpuSplit}'s order (empty when no run measured it)
+   */
+  Map<String, Double> cpuSplit() {
+    Map<String, Double> out = new LinkedHashMap<>();
+    cpuSplits.forEach((role, values) -> out.put(role, median(values)));
+    return out;
   }
 
   int count() {
@@ -58,7 +68,12 @@ final class Sample {
   }
 
   double median() {
-    List<Double> sorted = sorted();
+    return median(values);
+  }
+
+  private static double median(List<Double> values) {
+    List<Double> sorted = new ArrayList<>(values);
+    Collections.sort(sorted);
     int n = sorted.size();
     if (n == 0) {
       return Double.NaN;

@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchResponse;
@@ -78,6 +79,8 @@ final class SqsThroughput extends Scenario {
         memory,
         plain,
         Double.NaN);
+    report.cpuSplit(SCENARIO, "plain SDK loop", plain);
+    report.cpuSplit(SCENARIO, "Siglo, " + StoreKind.MEMORY.label, memory);
     report.row(
         new Report.Row(
             SCENARIO,
@@ -177,7 +180,10 @@ final class SqsThroughput extends Scenario {
     String name = "bench-plain-" + ++runs;
     String url = fill(server, sqs, n, name);
     Ledger ledger = new Ledger(n, n);
-    ExecutorService pollers = Executors.newFixedThreadPool(POLLERS);
+    AtomicInteger threads = new AtomicInteger();
+    ExecutorService pollers =
+        Executors.newFixedThreadPool(
+            POLLERS, r -> new Thread(r, "plain-poller-" + threads.incrementAndGet()));
     try {
       List<Future<?>> loops = new ArrayList<>();
       for (int p = 0; p < POLLERS; p++) {
