@@ -42,4 +42,22 @@ final class Jvms {
       throw new UncheckedIOException("cannot start " + main.getSimpleName() + " in its own JVM", e);
     }
   }
+
+  /**
+   * Halts this server JVM (its parent closed the pipe), first writing out any flight recording
+   * started with its options: a halt skips the shutdown hook that would.
+   */
+  static void halt() {
+    for (jdk.jfr.Recording r : jdk.jfr.FlightRecorder.getFlightRecorder().getRecordings()) {
+      Path destination = r.getDestination();
+      if (destination != null) {
+        try {
+          r.dump(destination);
+        } catch (IOException | RuntimeException e) {
+          // profiling only: the halt goes on
+        }
+      }
+    }
+    Runtime.getRuntime().halt(0);
+  }
 }

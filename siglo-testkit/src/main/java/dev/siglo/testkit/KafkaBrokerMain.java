@@ -22,7 +22,7 @@ public final class KafkaBrokerMain {
               } catch (java.io.IOException ignored) {
                 // the parent is gone
               }
-              Runtime.getRuntime().halt(0);
+              Jvms.halt();
             },
             "parent-watchdog");
     watchdog.setDaemon(true);

@@ -138,10 +138,16 @@ public final class SqsServer implements AutoCloseable {
       server.stopAndWait();
     }
     if (process != null) {
-      process.destroyForcibly();
       try {
-        process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+        process.getOutputStream().close(); // the server halts when its input closes
+        if (!process.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
+          process.destroyForcibly();
+          process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS);
+        }
+      } catch (java.io.IOException e) {
+        process.destroyForcibly();
       } catch (InterruptedException e) {
+        process.destroyForcibly();
         Thread.currentThread().interrupt();
       }
     }

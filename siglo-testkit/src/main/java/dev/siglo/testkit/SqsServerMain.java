@@ -25,6 +25,6 @@ public final class SqsServerMain {
     } catch (java.io.IOException ignored) {
       // the parent is gone
     }
-    Runtime.getRuntime().halt(0);
+    Jvms.halt();
   }
 }
