@@ -26,13 +26,16 @@ import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 
 /**
  * What the runtime does to messages: deletes and visibility changes (nack with backoff, heartbeat,
- * release) are queued by the workers and sent by the runtime's own flusher thread in batches of
- * ten, so no worker waits on another's request. Visibility changes wake the flusher at once;
- * deletes wake it when ten are pending (at once on FIFO queues) and are sent at least every delete
- * interval. Failed entries are retried and reported, never dropped silently; an entry SQS says is
- * no longer in flight (deleted, or its visibility lapsed) is dropped. Dead-letter sends are made by
- * the calling worker, before the message's delete is queued. After {@link #close()}, visibility
- * changes are sent at once by the caller. Thread-safe.
+ * release) are queued by the workers and sent by the runtime's own flusher threads in batches of
+ * ten, so no worker waits on another's request. There are as many flushers as pollers (at least
+ * two), so deletes leave as fast as receives bring messages in: one flusher sending one batch at a
+ * time fell behind the pollers, and the queue emptied long after the last message was handled.
+ * Visibility changes wake a flusher at once; deletes wake one when ten are pending (at once on FIFO
+ * queues) and are sent at least every delete interval. Failed entries are retried and reported,
+ * never dropped silently; an entry SQS says is no longer in flight (deleted, or its visibility
+ * lapsed) is dropped. Dead-letter sends are made by the calling worker, before the message's delete
+ * is queued. After {@link #close()}, visibility changes are sent at once by the caller.
+ * Thread-safe.
  */
 final class QueueActions implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(QueueActions.class);
@@ -62,17 +65,26 @@ final class QueueActions implements AutoCloseable {
   private final Queue<Pending> deletes = new ConcurrentLinkedQueue<>();
   private final AtomicInteger pendingDeletes = new AtomicInteger();
   private final Queue<Pending> visibility = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger pendingVisibility = new AtomicInteger();
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition work = lock.newCondition();
-  private final Thread flusher;
+  private final List<Thread> flushers = new ArrayList<>();
   private volatile boolean closed;
 
   QueueActions(SqsClient sqs, SqsRuntimeConfig settings) {
     this.sqs = sqs;
     this.settings = settings;
-    this.flusher = new Thread(this::flushLoop, "siglo-sqs-flusher");
-    flusher.setDaemon(true);
-    flusher.start();
+    for (int i = 1; i <= flushers(settings); i++) {
+      Thread flusher = new Thread(this::flushLoop, "siglo-sqs-flusher-" + i);
+      flusher.setDaemon(true);
+      flusher.start();
+      flushers.add(flusher);
+    }
+  }
+
+  /** As many flushers as pollers, at least two: a delete batch leaves per receive of ten. */
+  static int flushers(SqsRuntimeConfig settings) {
+    return Math.max(2, settings.pollers());
   }
 
   /** Acknowledges a message: queues its delete (sent in a batch; at once on FIFO queues). */
@@ -97,6 +109,7 @@ final class QueueActions implements AutoCloseable {
       return;
     }
     visibility.add(p);
+    pendingVisibility.incrementAndGet();
     wake();
   }
 
@@ -136,9 +149,9 @@ final class QueueActions implements AutoCloseable {
   }
 
   /**
-   * The flusher: sends visibility changes as soon as they are queued, full delete batches as soon
-   * as they fill (every delete on FIFO queues), and whatever deletes are pending at least every
-   * delete interval.
+   * A flusher: sends visibility changes as soon as they are queued, full delete batches as soon as
+   * they fill (every delete on FIFO queues), and whatever deletes are pending at least every delete
+   * interval.
    */
   private void flushLoop() {
     long interval = settings.deleteInterval().toNanos();
@@ -152,7 +165,7 @@ final class QueueActions implements AutoCloseable {
           work.awaitNanos(wait);
         }
       } catch (InterruptedException e) {
-        return; // close() interrupts a flusher that does not stop by itself
+        return; // close() interrupts flushers that do not stop by themselves
       } finally {
         lock.unlock();
       }
@@ -167,7 +180,7 @@ final class QueueActions implements AutoCloseable {
   /** Whether something is to be sent before the delete interval ends. */
   private boolean ready() {
     int n = pendingDeletes.get();
-    return !visibility.isEmpty() || n >= BATCH || (settings.fifo() && n > 0);
+    return pendingVisibility.get() > 0 || n >= BATCH || (settings.fifo() && n > 0);
   }
 
   /**
@@ -176,8 +189,10 @@ final class QueueActions implements AutoCloseable {
    * @return false when a request failed (its entries are queued again)
    */
   boolean flushVisibility() {
-    return sendAll(
+    return flush(
         visibility,
+        pendingVisibility,
+        true,
         batch ->
             sqs.changeMessageVisibilityBatch(
                     b ->
@@ -202,58 +217,67 @@ final class QueueActions implements AutoCloseable {
    * @return false when a request failed (its entries are queued again)
    */
   boolean flushDeletes(boolean partial) {
-    while (partial ? pendingDeletes.get() > 0 : pendingDeletes.get() >= BATCH) {
-      List<Pending> batch = take(deletes, pendingDeletes);
-      if (batch.isEmpty()) {
-        return true;
-      }
-      if (!send(
-          batch,
-          b ->
-              sqs.deleteMessageBatch(
-                      r ->
-                          r.queueUrl(settings.queueUrl())
-                              .entries(
-                                  entries(
-                                      b,
-                                      (i, p) ->
-                                          DeleteMessageBatchRequestEntry.builder()
-                                              .id(i)
-                                              .receiptHandle(p.receipt())
-                                              .build())))
-                  .failed(),
-          deletes,
-          pendingDeletes,
-          "deleting")) {
-        return false; // the request itself failed: wait for the next round
-      }
-    }
-    return true;
+    return flush(
+        deletes,
+        pendingDeletes,
+        partial,
+        batch ->
+            sqs.deleteMessageBatch(
+                    r ->
+                        r.queueUrl(settings.queueUrl())
+                            .entries(
+                                entries(
+                                    batch,
+                                    (i, p) ->
+                                        DeleteMessageBatchRequestEntry.builder()
+                                            .id(i)
+                                            .receiptHandle(p.receipt())
+                                            .build())))
+                .failed(),
+        "deleting");
   }
 
-  private boolean sendAll(
+  /**
+   * Sends a queue's entries in batches of ten (the last one short only when {@code partial}), until
+   * it holds fewer than that or a request fails.
+   *
+   * @return false when a request itself failed (its entries are queued again)
+   */
+  private boolean flush(
       Queue<Pending> queue,
+      AtomicInteger count,
+      boolean partial,
       Function<List<Pending>, List<BatchResultErrorEntry>> call,
       String what) {
-    AtomicInteger count = new AtomicInteger();
-    while (!queue.isEmpty()) {
-      List<Pending> batch = take(queue, count);
-      if (batch.isEmpty()) {
-        return true;
-      }
+    for (List<Pending> batch; !(batch = take(queue, count, partial)).isEmpty(); ) {
       if (!send(batch, call, queue, count, what)) {
-        return false;
+        return false; // wait for the next round
       }
     }
     return true;
   }
 
-  private static List<Pending> take(Queue<Pending> queue, AtomicInteger count) {
-    List<Pending> batch = new ArrayList<>(BATCH);
-    for (Pending p; batch.size() < BATCH && (p = queue.poll()) != null; ) {
+  /**
+   * Takes a batch off a queue, reserving its entries on the queue's count first, so flushers
+   * running at once take full batches of different entries (an entry is counted only once it is on
+   * the queue).
+   *
+   * @return ten entries, or fewer when {@code partial} and fewer are queued, or none
+   */
+  private static List<Pending> take(Queue<Pending> queue, AtomicInteger count, boolean partial) {
+    int n;
+    int size;
+    do {
+      n = count.get();
+      size = Math.min(n, BATCH);
+      if (size <= 0 || size < BATCH && !partial) {
+        return List.of();
+      }
+    } while (!count.compareAndSet(n, n - size));
+    List<Pending> batch = new ArrayList<>(size);
+    for (Pending p; batch.size() < size && (p = queue.poll()) != null; ) {
       batch.add(p);
     }
-    count.addAndGet(-batch.size());
     return batch;
   }
 
@@ -315,21 +339,31 @@ final class QueueActions implements AutoCloseable {
   }
 
   /**
-   * Stops the flusher and sends what is still queued from the calling thread (failed entries tried
+   * Stops the flushers and sends what is still queued from the calling thread (failed entries tried
    * up to {@link #MAX_TRIES} times). Visibility changes after this are sent at once by their
    * caller.
    */
   @Override
   public void close() {
     closed = true;
-    wake();
+    lock.lock();
     try {
-      flusher.join(TimeUnit.SECONDS.toMillis(10));
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
+      work.signalAll();
+    } finally {
+      lock.unlock();
     }
-    flusher.interrupt();
-    for (int i = 0; i < MAX_TRIES && (!visibility.isEmpty() || pendingDeletes.get() > 0); i++) {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    for (Thread flusher : flushers) {
+      try {
+        flusher.join(Math.max(1, TimeUnit.NANOSECONDS.toMillis(deadline - System.nanoTime())));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      flusher.interrupt();
+    }
+    for (int i = 0;
+        i < MAX_TRIES && (pendingVisibility.get() > 0 || pendingDeletes.get() > 0);
+        i++) {
       flushVisibility();
       flushDeletes(true);
     }

@@ -148,25 +148,34 @@ public final class SqsRuntime {
         Thread.currentThread().interrupt();
         permits.release(granted);
         return;
-      } catch (QueueDoesNotExistException e) {
-        permits.release(granted);
-        fail(
-            new SigloConfigurationException("queue " + settings.queueUrl() + " does not exist", e));
-        return;
-      } catch (SqsException e) {
-        permits.release(granted);
-        if (e.statusCode() == 403) {
-          fail(
-              new SigloConfigurationException(
-                  "access to queue " + settings.queueUrl() + " denied: " + e.getMessage(), e));
-          return;
-        }
-        receiveFailed(e);
       } catch (RuntimeException e) {
         permits.release(granted);
-        receiveFailed(e);
+        if (stopping || failedReceive(e)) {
+          return; // a receive in flight as the runtime stopped: nothing to report or retry
+        }
       }
     }
+  }
+
+  /**
+   * A receive failed while running: a missing queue or denied access stops the consumer, anything
+   * else is retried after a pause.
+   *
+   * @return whether the poller stops
+   */
+  private boolean failedReceive(RuntimeException e) {
+    if (e instanceof QueueDoesNotExistException) {
+      fail(new SigloConfigurationException("queue " + settings.queueUrl() + " does not exist", e));
+      return true;
+    }
+    if (e instanceof SqsException s && s.statusCode() == 403) {
+      fail(
+          new SigloConfigurationException(
+              "access to queue " + settings.queueUrl() + " denied: " + e.getMessage(), e));
+      return true;
+    }
+    receiveFailed(e);
+    return false;
   }
 
   /**
