@@ -1,18 +1,23 @@
 package dev.siglo.bench;
 
+import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadInfo;
 import java.lang.management.ThreadMXBean;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.stream.Stream;
 
 /**
- * Where the benchmark process's CPU time goes: a snapshot of the process's CPU time and of each
- * live Java thread's, and the difference between two snapshots split by thread role. The process
- * time that no Java thread accounts for is the JVM's own threads (garbage collection, the JIT
- * compilers, the VM thread), and Java threads that ended between the two snapshots (the consumer's
- * threads live through the whole window; a thread started in between counts in full).
+ * Where the benchmark process's CPU time goes: a snapshot of the process's CPU time, of each live
+ * Java thread's (from the JVM, to the nanosecond) and, on Linux, of the JVM's own threads (from
+ * {@code /proc/self/task}, in clock ticks of 10 ms): the garbage collector's, the JIT compilers'.
+ * The difference between two snapshots is split by thread role; what no thread accounts for is the
+ * VM's other threads and threads that ended between the two snapshots (the consumer's threads live
+ * through the whole window; a thread started in between counts in full).
  */
 final class CpuSplit {
   /** The thread roles, in report order. */
@@ -23,18 +28,28 @@ final class CpuSplit {
   static final String WORKERS = "workers";
   static final String OTHER_SIGLO = "other Siglo threads";
   static final String CLIENTS = "client and benchmark threads";
-  static final String JVM = "GC, JIT, VM";
+  static final String GC = "GC";
+  static final String JIT = "JIT";
+  static final String JVM = "VM, ended threads";
 
-  private static final String[] ROLES = {MAIN, POLL, WORKERS, OTHER_SIGLO, CLIENTS, JVM};
+  private static final String[] ROLES = {MAIN, POLL, WORKERS, OTHER_SIGLO, CLIENTS, GC, JIT, JVM};
+  private static final Path TASKS = Path.of("/proc/self/task");
+  private static final long NANOS_PER_TICK = 10_000_000L; // USER_HZ is 100 on Linux
 
   private final long processNanos;
   private final Map<Long, Long> threadNanos;
   private final Map<Long, String> roles;
+  private final Map<String, Long> jvmNanos;
 
-  private CpuSplit(long processNanos, Map<Long, Long> threadNanos, Map<Long, String> roles) {
+  private CpuSplit(
+      long processNanos,
+      Map<Long, Long> threadNanos,
+      Map<Long, String> roles,
+      Map<String, Long> jvmNanos) {
     this.processNanos = processNanos;
     this.threadNanos = threadNanos;
     this.roles = roles;
+    this.jvmNanos = jvmNanos;
   }
 
   /**
@@ -54,7 +69,47 @@ final class CpuSplit {
         roles.put(info.getThreadId(), role(info.getThreadName()));
       }
     }
-    return new CpuSplit(processNanos(), nanos, roles);
+    return new CpuSplit(processNanos(), nanos, roles, jvmThreadNanos());
+  }
+
+  /**
+   * @return CPU time of the JVM's garbage collector and JIT compiler threads by role, read from
+   *     {@code /proc/self/task/<tid>/stat} (user and system ticks); empty where that is missing
+   */
+  private static Map<String, Long> jvmThreadNanos() {
+    Map<String, Long> out = new HashMap<>();
+    if (!Files.isDirectory(TASKS)) {
+      return out;
+    }
+    try (Stream<Path> tasks = Files.list(TASKS)) {
+      tasks.forEach(
+          task -> {
+            try {
+              String stat = Files.readString(task.resolve("stat"));
+              String comm = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+              String role = jvmRole(comm);
+              if (role != null) {
+                // after "(comm) ": state is field 0, utime field 11, stime field 12
+                String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
+                out.merge(role, ticks * NANOS_PER_TICK, Long::sum);
+              }
+            } catch (IOException | RuntimeException ended) {
+              // the thread ended while being read
+            }
+          });
+    } catch (IOException e) {
+      return Map.of();
+    }
+    return out;
+  }
+
+  /** The role of a JVM thread by its native name, or null for a Java thread. */
+  static String jvmRole(String comm) {
+    if (comm.startsWith("GC Thread") || comm.startsWith("G1 ")) {
+      return GC;
+    }
+    return comm.contains("CompilerThre") || comm.startsWith("Sweeper") ? JIT : null;
   }
 
   /**
@@ -107,7 +162,13 @@ final class CpuSplit {
       javaNanos += d;
       out.merge(later.roles.get(e.getKey()), micros(d, messages), Double::sum);
     }
-    out.put(JVM, micros(processNanosUntil(later) - javaNanos, messages));
+    long accounted = javaNanos;
+    for (Map.Entry<String, Long> e : later.jvmNanos.entrySet()) {
+      long d = e.getValue() - jvmNanos.getOrDefault(e.getKey(), 0L);
+      accounted += d;
+      out.put(e.getKey(), micros(d, messages));
+    }
+    out.put(JVM, micros(processNanosUntil(later) - accounted, messages));
     return out;
   }
 

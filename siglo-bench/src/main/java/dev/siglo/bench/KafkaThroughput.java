@@ -89,6 +89,7 @@ final class KafkaThroughput extends Scenario {
     report.cpuSplit(SCENARIO, "plain loop (its poll loop runs on main)", plain);
     report.cpuSplit(SCENARIO, "Siglo, " + StoreKind.OFF.label, siglo.get(StoreKind.OFF));
     report.cpuSplit(SCENARIO, "Siglo, " + StoreKind.MEMORY.label, siglo.get(StoreKind.MEMORY));
+    report.cpuSplit(SCENARIO, "Siglo, " + StoreKind.REDIS.label, siglo.get(StoreKind.REDIS));
     Sample redis = siglo.get(StoreKind.REDIS);
     report.compared(
         SCENARIO, "Siglo, Redis store ÷ hand-written Redis guard", redis, "rec/s", peer, 3.0);

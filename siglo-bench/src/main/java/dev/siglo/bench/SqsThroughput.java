@@ -81,6 +81,7 @@ final class SqsThroughput extends Scenario {
         Double.NaN);
     report.cpuSplit(SCENARIO, "plain SDK loop", plain);
     report.cpuSplit(SCENARIO, "Siglo, " + StoreKind.MEMORY.label, memory);
+    report.cpuSplit(SCENARIO, "Siglo, " + StoreKind.REDIS.label, redis);
     report.row(
         new Report.Row(
             SCENARIO,

@@ -19,6 +19,10 @@ class CpuSplitTest {
     assertThat(CpuSplit.role("siglo-kafka-worker-orders-3")).isEqualTo(CpuSplit.WORKERS);
     assertThat(CpuSplit.role("siglo-lease-keeper")).isEqualTo(CpuSplit.OTHER_SIGLO);
     assertThat(CpuSplit.role("kafka-coordinator-heartbeat-thread | g")).isEqualTo(CpuSplit.CLIENTS);
+    assertThat(CpuSplit.jvmRole("GC Thread#1")).isEqualTo(CpuSplit.GC);
+    assertThat(CpuSplit.jvmRole("G1 Conc#0")).isEqualTo(CpuSplit.GC);
+    assertThat(CpuSplit.jvmRole("C2 CompilerThre")).isEqualTo(CpuSplit.JIT);
+    assertThat(CpuSplit.jvmRole("siglo-sqs-worke")).isNull();
   }
 
   @Test
