@@ -58,6 +58,8 @@ class SigloSqsConsumerRequestsIT {
     String testThread = Thread.currentThread().getName(); // close() flushes what is left
     Set<String> handled = ConcurrentHashMap.newKeySet();
     AtomicInteger runs = new AtomicInteger();
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
     try (SigloSqsConsumer<String> c =
         SigloSqsConsumer.builder(
                 PayloadDecoder.utf8(),
@@ -73,6 +75,7 @@ class SigloSqsConsumerRequestsIT {
             .queueUrl(url)
             .threads(2, 8, 32)
             .waitTime(Duration.ofSeconds(1))
+            .metrics(registry)
             .build()) {
       c.start();
       await()
@@ -95,6 +98,14 @@ class SigloSqsConsumerRequestsIT {
                         name -> assertThat(name).startsWith("siglo-sqs-flusher-"),
                         name -> assertThat(name).isEqualTo(testThread)));
     assertThat(recording.singleThreads).as("no single-message request").isEmpty();
+    var perReceive = registry.get(dev.siglo.consumer.metrics.SigloMetrics.RECEIVED).summary();
+    assertThat(perReceive.count()).as("receives that returned messages").isPositive();
+    assertThat(perReceive.totalAmount())
+        .as("messages received, redeliveries included")
+        .isGreaterThanOrEqualTo(total);
+    assertThat(perReceive.mean())
+        .as("siglo.received's mean")
+        .isCloseTo(recording.meanNonEmptyReceive(), org.assertj.core.data.Offset.offset(1e-9));
   }
 
   @Test

@@ -104,20 +104,19 @@ public final class SigloMetrics implements SigloEventListener {
   }
 
   /**
-   * Records the messages one receive call returned ({@value #RECEIVED}, a distribution summary);
-   * runtimes record the calls that returned any, so its mean is the batch size a busy consumer
-   * gets.
+   * Registers the summary of the messages each receive call returned ({@value #RECEIVED}); runtimes
+   * record the calls that returned any, so its mean is the batch size a busy consumer gets.
    *
    * @param system the broker system
    * @param destination the queue
-   * @param messages how many messages the call returned
+   * @return the summary to record each receive's message count in
    */
-  public void received(String system, String destination, int messages) {
-    io.micrometer.core.instrument.DistributionSummary.builder(RECEIVED)
+  public io.micrometer.core.instrument.DistributionSummary received(
+      String system, String destination) {
+    return io.micrometer.core.instrument.DistributionSummary.builder(RECEIVED)
         .tag("system", system)
         .tag("destination", destination)
-        .register(registry)
-        .record(messages);
+        .register(registry);
   }
 
   /**

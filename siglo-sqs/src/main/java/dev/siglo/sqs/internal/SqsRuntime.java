@@ -59,6 +59,7 @@ public final class SqsRuntime {
 
   private final Time time;
   private final Heartbeat heartbeat;
+  private final io.micrometer.core.instrument.DistributionSummary receivedPerCall; // or null
   private final Map<String, ArrayDeque<Message>> groups = new HashMap<>();
   private final List<Thread> pollers = new ArrayList<>();
   private volatile boolean stopping;
@@ -97,6 +98,8 @@ public final class SqsRuntime {
           .inFlight("sqs", queueName, () -> settings.maxInFlight() - permits.availablePermits());
       settings.metrics().paused("sqs", queueName, () -> !processor.intake().isOpen());
     }
+    this.receivedPerCall =
+        settings.metrics() == null ? null : settings.metrics().received("sqs", queueName);
   }
 
   /** Starts the pollers. */
@@ -134,8 +137,8 @@ public final class SqsRuntime {
                 .messages();
         permits.release(granted - received.size());
         granted = 0;
-        if (settings.metrics() != null && !received.isEmpty()) {
-          settings.metrics().received("sqs", queueName, received.size());
+        if (receivedPerCall != null && !received.isEmpty()) {
+          receivedPerCall.record(received.size());
         }
         for (Message m : received) {
           if (stopping) {
