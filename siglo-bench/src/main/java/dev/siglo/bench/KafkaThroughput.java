@@ -26,6 +26,9 @@ final class KafkaThroughput extends Scenario {
   private static final int CONCURRENCY = 32;
 
   private final AtomicInteger runs = new AtomicInteger();
+  private final Sample redisServerCpu = new Sample();
+  private final Sample redisScripts = new Sample();
+  private final Sample redisCommands = new Sample();
 
   KafkaThroughput(Servers servers, Size size, Report report) {
     super(servers, size, report);
@@ -61,7 +64,10 @@ final class KafkaThroughput extends Scenario {
       for (StoreKind kind : StoreKind.values()) {
         boolean postgres = kind == StoreKind.POSTGRES;
         Sample sample = siglo.computeIfAbsent(kind, k -> new Sample());
-        record(warmUp, sample, siglo(kafka, postgres ? pgTopic : topic, postgres ? pg : n, kind));
+        record(
+            warmUp,
+            sample,
+            siglo(kafka, postgres ? pgTopic : topic, postgres ? pg : n, kind, warmUp));
       }
     }
     report.baseline(SCENARIO, "plain KafkaConsumer loop (" + label + ")", plain, "rec/s");
@@ -90,6 +96,23 @@ final class KafkaThroughput extends Scenario {
     report.cpuSplit(SCENARIO, "Siglo, " + StoreKind.OFF.label, siglo.get(StoreKind.OFF));
     report.cpuSplit(SCENARIO, "Siglo, " + StoreKind.MEMORY.label, siglo.get(StoreKind.MEMORY));
     report.cpuSplit(SCENARIO, "Siglo, " + StoreKind.REDIS.label, siglo.get(StoreKind.REDIS));
+    report.row(
+        new Report.Row(
+            SCENARIO,
+            "Redis server per record, Siglo, Redis store: CPU (INFO cpu), script calls and"
+                + " commands run (INFO commandstats)",
+            Report.format(redisServerCpu.median(), "µs")
+                + String.format(
+                    java.util.Locale.ROOT,
+                    ", %.2f script calls, %.1f commands",
+                    redisScripts.median(),
+                    redisCommands.median()),
+            redisServerCpu.spread(),
+            "",
+            "",
+            "",
+            "",
+            ""));
     Sample redis = siglo.get(StoreKind.REDIS);
     report.compared(
         SCENARIO, "Siglo, Redis store ÷ hand-written Redis guard", redis, "rec/s", peer, 3.0);
@@ -161,7 +184,8 @@ final class KafkaThroughput extends Scenario {
     return KafkaData.verified(kafka, topic, group, ledger);
   }
 
-  private Ledger siglo(KafkaBroker kafka, String topic, int n, StoreKind kind) throws Exception {
+  private Ledger siglo(KafkaBroker kafka, String topic, int n, StoreKind kind, boolean warmUp)
+      throws Exception {
     Ledger ledger = new Ledger(n, n);
     String group = group("siglo-" + kind.name().toLowerCase(java.util.Locale.ROOT));
     MessageHandler<byte[]> handler =
@@ -169,16 +193,26 @@ final class KafkaThroughput extends Scenario {
           ledger.executed(KafkaData.index(payload));
           return null;
         };
-    return SigloKafkaRun.run(
-        kafka,
-        topic,
-        group,
-        PayloadDecoder.bytes(),
-        kind.open(servers, CONCURRENCY + 8),
-        KeyExtractors.recordKey(),
-        CONCURRENCY,
-        handler,
-        ledger,
-        null);
+    var store = kind.open(servers, CONCURRENCY + 8);
+    RedisServerCpu serverCpu =
+        kind == StoreKind.REDIS ? RedisServerCpu.over(servers.redis(), ledger) : null;
+    Ledger run =
+        SigloKafkaRun.run(
+            kafka,
+            topic,
+            group,
+            PayloadDecoder.bytes(),
+            store,
+            KeyExtractors.recordKey(),
+            CONCURRENCY,
+            handler,
+            ledger,
+            null);
+    if (serverCpu != null && !warmUp) {
+      redisServerCpu.add(serverCpu.microsPerMessage(n));
+      redisScripts.add(serverCpu.scriptCallsPerMessage(n));
+      redisCommands.add(serverCpu.commandsPerMessage(n));
+    }
+    return run;
   }
 }

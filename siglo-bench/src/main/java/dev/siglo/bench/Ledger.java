@@ -1,7 +1,9 @@
 package dev.siglo.bench;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicIntegerArray;
@@ -26,6 +28,7 @@ final class Ledger {
   private volatile long lastNanos;
   private volatile long durableNanos;
   private volatile CpuSplit durableCpu;
+  private final List<Runnable> atDurable = new CopyOnWriteArrayList<>();
 
   /**
    * @param slots how many distinct records or keys the run has
@@ -69,6 +72,14 @@ final class Ledger {
   void durable() {
     durableCpu = CpuSplit.take();
     durableNanos = System.nanoTime();
+    atDurable.forEach(Runnable::run);
+  }
+
+  /**
+   * Runs {@code action} when the window ends at {@link #durable()} (to read a server's counters).
+   */
+  void onDurable(Runnable action) {
+    atDurable.add(action);
   }
 
   private long end() {
