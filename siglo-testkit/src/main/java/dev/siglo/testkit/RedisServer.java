@@ -49,6 +49,7 @@ public final class RedisServer implements AutoCloseable {
   private final String password;
   private final String host;
   private final boolean tls;
+  private final boolean cluster;
   private Process process;
 
   private RedisServer(
@@ -58,7 +59,8 @@ public final class RedisServer implements AutoCloseable {
       Path dir,
       boolean persistent,
       String password,
-      boolean tls) {
+      boolean tls,
+      boolean cluster) {
     this.binary = binary;
     this.host = host;
     this.port = port;
@@ -66,6 +68,7 @@ public final class RedisServer implements AutoCloseable {
     this.persistent = persistent;
     this.password = password;
     this.tls = tls;
+    this.cluster = cluster;
   }
 
   /**
@@ -85,7 +88,14 @@ public final class RedisServer implements AutoCloseable {
     if (url != null && !url.isBlank()) {
       URI uri = URI.create(url);
       return new RedisServer(
-          null, uri.getHost(), uri.getPort() < 0 ? 6379 : uri.getPort(), null, false, null, false);
+          null,
+          uri.getHost(),
+          uri.getPort() < 0 ? 6379 : uri.getPort(),
+          null,
+          false,
+          null,
+          false,
+          false);
     }
     return custom().start();
   }
@@ -162,6 +172,12 @@ public final class RedisServer implements AutoCloseable {
     if (password != null) {
       cmd.addAll(List.of("--requirepass", password));
     }
+    if (cluster) {
+      // a node of a test cluster: a short node timeout, so a killed primary's replica takes over
+      // within seconds
+      cmd.addAll(List.of("--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf"));
+      cmd.addAll(List.of("--cluster-node-timeout", "2000"));
+    }
     try {
       process =
           new ProcessBuilder(cmd)
@@ -189,6 +205,23 @@ public final class RedisServer implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       process.destroyForcibly();
+    }
+    process = null;
+  }
+
+  /**
+   * Kills the server with SIGKILL (a crash: no shutdown, no final write); {@link #start()} brings
+   * it back.
+   */
+  public synchronized void kill() {
+    requireOwned();
+    if (process == null) {
+      return;
+    }
+    try {
+      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
     }
     process = null;
   }
@@ -359,8 +392,18 @@ public final class RedisServer implements AutoCloseable {
     private String password;
     private boolean embeddedBinary;
     private boolean tls;
+    private boolean cluster;
 
     private Builder() {}
+
+    /**
+     * @param cluster run as a Redis Cluster node (see {@link RedisCluster}, which joins the nodes)
+     * @return this builder
+     */
+    public Builder cluster(boolean cluster) {
+      this.cluster = cluster;
+      return this;
+    }
 
     /**
      * @param tls serve TLS only, with a self-signed certificate for 127.0.0.1 made by {@code
@@ -417,7 +460,8 @@ public final class RedisServer implements AutoCloseable {
                 dir,
                 persistent,
                 password,
-                tls)
+                tls,
+                cluster)
             .start();
       } catch (IOException e) {
         throw new UncheckedIOException("cannot create a Redis data directory", e);

@@ -11,7 +11,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.time.Duration;
+import java.util.List;
 import javax.sql.DataSource;
+import redis.clients.jedis.HostAndPort;
 
 /** How each shared store is configured; the README shows these methods' bodies. */
 public final class StoreConfigurations {
@@ -35,6 +37,26 @@ public final class StoreConfigurations {
                 .timeouts(Duration.ofSeconds(1), Duration.ofSeconds(2))
                 .build());
     // README:end redis-store
+    return redis;
+  }
+
+  /**
+   * @param password the Redis password (from a secret store, never from code)
+   * @return a Redis store on a Redis Cluster
+   */
+  public static RedisIdempotencyStore redisCluster(String password) {
+    // README:start redis-cluster-store
+    RedisIdempotencyStore redis =
+        RedisIdempotencyStore.of(
+            RedisStoreConfig.custom()
+                .cluster(
+                    List.of(
+                        new HostAndPort("redis-0.internal", 6379),
+                        new HostAndPort("redis-1.internal", 6379))) // any nodes: the rest is found
+                .credentials("siglo", password)
+                .keyPrefix("payments:") // clear() walks every primary, under this prefix only
+                .build());
+    // README:end redis-cluster-store
     return redis;
   }
 

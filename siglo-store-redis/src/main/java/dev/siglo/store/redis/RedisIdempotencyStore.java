@@ -20,14 +20,22 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.ConnectionPoolConfig;
 import redis.clients.jedis.DefaultJedisClientConfig;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -35,6 +43,7 @@ import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.ScanParams;
 import redis.clients.jedis.resps.ScanResult;
+import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
  * An {@link IdempotencyStore} on Redis 6.2+ (jedis). One Redis hash per record ({@code
@@ -105,12 +114,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     pool.setMaxWait(config.socketTimeout());
     pool.setBlockWhenExhausted(true);
     pool.setJmxEnabled(false);
-    RedisClient redis =
-        RedisClient.builder()
-            .hostAndPort(config.host(), config.port())
-            .clientConfig(client.build())
-            .poolConfig(pool)
-            .build();
+    UnifiedJedis redis =
+        config.clusterNodes().isEmpty()
+            ? RedisClient.builder()
+                .hostAndPort(config.host(), config.port())
+                .clientConfig(client.build())
+                .poolConfig(pool)
+                .build()
+            : RedisClusterClient.builder()
+                .nodes(config.clusterNodes())
+                .clientConfig(client.build())
+                .poolConfig(pool)
+                .build();
     return new RedisIdempotencyStore(config, redis);
   }
 
@@ -153,8 +168,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
       args.add(number(r.lease().toMillis()));
       args.add(r.newDelivery() ? ONE : ZERO);
     }
-    List<?> answers =
-        valid.isEmpty() ? List.of() : (List<?>) call("claim", () -> CLAIM.run(redis, keys, args));
+    List<?> answers = valid.isEmpty() ? List.of() : runBatch("claim", CLAIM, keys, args, 3, 4);
     int v = 0;
     for (ClaimRequest r : requests) {
       if (v < valid.size() && valid.get(v) == r) {
@@ -229,10 +243,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         out[i] = BatchCompleteResult.failed(r, e);
       }
     }
-    List<?> answers =
-        sent.isEmpty()
-            ? List.of()
-            : (List<?>) call("complete", () -> COMPLETE.run(redis, keys, args));
+    List<?> answers = sent.isEmpty() ? List.of() : runBatch("complete", COMPLETE, keys, args, 2, 3);
     for (int s = 0; s < sent.size(); s++) {
       CompleteRequest r = requests.get(sent.get(s));
       out[sent.get(s)] =
@@ -241,6 +252,58 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
               : BatchCompleteResult.failed(r, r.token().notHeldOn(r.key()));
     }
     return List.of(out);
+  }
+
+  /**
+   * Runs a batch script: {@code args} are {@code header} arguments shared by every key, then {@code
+   * perKey} arguments for each key in order. On a standalone server it is one call; on a cluster
+   * the keys are split by hash slot (a script may only touch keys of one slot), each group called
+   * with the header and its keys' arguments, all groups in one pipeline.
+   *
+   * @return the answers, one per key, in the keys' order
+   */
+  private List<?> runBatch(
+      String operation,
+      RedisScript script,
+      List<byte[]> keys,
+      List<byte[]> args,
+      int header,
+      int perKey) {
+    if (!(redis instanceof RedisClusterClient)) {
+      return (List<?>) call(operation, () -> script.run(redis, keys, args));
+    }
+    Map<Integer, List<Integer>> bySlot = bySlot(keys);
+    List<List<byte[]>> groupKeys = new ArrayList<>(bySlot.size());
+    List<List<byte[]>> groupArgs = new ArrayList<>(bySlot.size());
+    for (List<Integer> group : bySlot.values()) {
+      List<byte[]> k = new ArrayList<>(group.size());
+      List<byte[]> a = new ArrayList<>(args.subList(0, header));
+      for (int i : group) {
+        k.add(keys.get(i));
+        a.addAll(args.subList(header + perKey * i, header + perKey * (i + 1)));
+      }
+      groupKeys.add(k);
+      groupArgs.add(a);
+    }
+    List<Object> answers = call(operation, () -> script.runGroups(redis, groupKeys, groupArgs));
+    Object[] out = new Object[keys.size()];
+    int g = 0;
+    for (List<Integer> group : bySlot.values()) {
+      List<?> groupAnswers = (List<?>) answers.get(g++);
+      for (int j = 0; j < group.size(); j++) {
+        out[group.get(j)] = groupAnswers.get(j);
+      }
+    }
+    return Arrays.asList(out);
+  }
+
+  /** The positions of {@code keys} grouped by hash slot, in the order the slots first appear. */
+  private static Map<Integer, List<Integer>> bySlot(List<byte[]> keys) {
+    Map<Integer, List<Integer>> bySlot = new LinkedHashMap<>();
+    for (int i = 0; i < keys.size(); i++) {
+      bySlot.computeIfAbsent(JedisClusterCRC16.getSlot(keys.get(i)), s -> new ArrayList<>()).add(i);
+    }
+    return bySlot;
   }
 
   /** Claims and completions are single scripts over any number of keys: one round trip a batch. */
@@ -295,8 +358,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
       args.add(number(r.lease().toMillis()));
       sent.add(i);
     }
-    List<?> answers =
-        sent.isEmpty() ? List.of() : (List<?>) call("renew", () -> RENEW.run(redis, keys, args));
+    List<?> answers = sent.isEmpty() ? List.of() : runBatch("renew", RENEW, keys, args, 2, 2);
     for (int s = 0; s < sent.size(); s++) {
       RenewRequest r = requests.get(sent.get(s));
       Object answer = answers.get(s);
@@ -324,22 +386,49 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
    */
   @Override
   public void clear() {
-    byte[] pattern = bytes(globEscape(config.keyPrefix()) + "*");
+    ScanParams params =
+        new ScanParams().match(bytes(globEscape(config.keyPrefix()) + "*")).count(1000);
     call(
         "clear",
         () -> {
-          byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
-          ScanParams params = new ScanParams().match(pattern).count(1000);
-          do {
-            ScanResult<byte[]> page = redis.scan(cursor, params);
-            List<byte[]> found = page.getResult();
-            if (!found.isEmpty()) {
-              CLEAR.run(redis, found, List.of(prefix));
+          if (redis instanceof RedisClusterClient cluster) {
+            // SCAN walks one node: every primary in turn, each page cleared slot by slot
+            for (ConnectionPool node : cluster.getClusterNodes().values()) {
+              try (Connection c = node.getResource()) {
+                Jedis jedis = new Jedis(c);
+                if (jedis.info("replication").contains("role:master")) {
+                  clearPages(jedis::scan, params);
+                }
+              }
             }
-            cursor = page.getCursorAsBytes();
-          } while (!java.util.Arrays.equals(cursor, ScanParams.SCAN_POINTER_START_BINARY));
+          } else {
+            clearPages(redis::scan, params);
+          }
           return null;
         });
+  }
+
+  /** One page of a SCAN, from a cursor. */
+  private interface Scanner {
+    ScanResult<byte[]> scan(byte[] cursor, ScanParams params);
+  }
+
+  private void clearPages(Scanner scanner, ScanParams params) {
+    byte[] cursor = ScanParams.SCAN_POINTER_START_BINARY;
+    do {
+      ScanResult<byte[]> page = scanner.scan(cursor, params);
+      List<byte[]> found = page.getResult();
+      if (redis instanceof RedisClusterClient) {
+        List<List<byte[]>> groups = new ArrayList<>();
+        for (List<Integer> group : bySlot(found).values()) {
+          groups.add(group.stream().map(found::get).toList());
+        }
+        CLEAR.runGroups(redis, groups, Collections.nCopies(groups.size(), List.of(prefix)));
+      } else if (!found.isEmpty()) {
+        CLEAR.run(redis, found, List.of(prefix));
+      }
+      cursor = page.getCursorAsBytes();
+    } while (!Arrays.equals(cursor, ScanParams.SCAN_POINTER_START_BINARY));
   }
 
   /** Closes the connection pool. Idempotent. */

@@ -6,9 +6,14 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import redis.clients.jedis.ClusterPipeline;
+import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
@@ -51,6 +56,44 @@ final class RedisScript {
     } catch (JedisNoScriptException e) {
       return redis.eval(text, keys, args);
     }
+  }
+
+  /**
+   * Runs the script once per group of keys (each group's keys share a hash slot); on a Redis
+   * Cluster the calls go out in one pipeline, split by node, so a batch over many slots costs one
+   * round trip per node. A call the pipeline cannot place (the slot moved: {@code MOVED}, {@code
+   * ASK}) or that meets a node without the script ({@code NOSCRIPT}) is run again on its own, which
+   * follows the redirection and loads the script.
+   *
+   * @return one answer per group, in order
+   */
+  List<Object> runGroups(UnifiedJedis redis, List<List<byte[]>> keys, List<List<byte[]>> args) {
+    List<Object> out = new ArrayList<>(keys.size());
+    if (!(redis instanceof RedisClusterClient cluster) || keys.size() == 1) {
+      for (int i = 0; i < keys.size(); i++) {
+        out.add(run(redis, keys.get(i), args.get(i)));
+      }
+      return out;
+    }
+    List<Response<Object>> answers = new ArrayList<>(keys.size());
+    try (ClusterPipeline pipeline = cluster.pipelined()) {
+      for (int i = 0; i < keys.size(); i++) {
+        answers.add(pipeline.evalsha(sha1, keys.get(i), args.get(i)));
+      }
+      pipeline.sync();
+    }
+    for (int i = 0; i < keys.size(); i++) {
+      try {
+        out.add(answers.get(i).get());
+      } catch (JedisDataException e) {
+        String msg = String.valueOf(e.getMessage());
+        if (!msg.startsWith("NOSCRIPT") && !msg.startsWith("MOVED") && !msg.startsWith("ASK")) {
+          throw e;
+        }
+        out.add(run(redis, keys.get(i), args.get(i)));
+      }
+    }
+    return out;
   }
 
   @Override

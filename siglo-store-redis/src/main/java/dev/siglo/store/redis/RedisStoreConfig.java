@@ -5,7 +5,11 @@ import dev.siglo.consumer.store.OutcomeCodec;
 import dev.siglo.consumer.support.Durations;
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.Objects;
+import java.util.Set;
+import redis.clients.jedis.HostAndPort;
 import redis.clients.jedis.SslOptions;
 
 /**
@@ -44,6 +48,7 @@ public final class RedisStoreConfig {
   private final Clock clock;
   private final OutcomeCodec codec;
   private final Duration gcGrace;
+  private final Set<HostAndPort> clusterNodes;
 
   private RedisStoreConfig(Builder b) {
     this.host = b.host;
@@ -59,6 +64,15 @@ public final class RedisStoreConfig {
     this.clock = b.clock;
     this.codec = b.codec;
     this.gcGrace = b.gcGrace;
+    this.clusterNodes = Set.copyOf(b.clusterNodes);
+  }
+
+  /**
+   * @return the Redis Cluster nodes to discover the cluster from, or empty for a standalone server
+   *     ({@link #host()} and {@link #port()})
+   */
+  public Set<HostAndPort> clusterNodes() {
+    return clusterNodes;
   }
 
   /**
@@ -164,11 +178,7 @@ public final class RedisStoreConfig {
     return "RedisStoreConfig["
         + (tls != null ? "rediss://" : "redis://")
         + (user == null ? "" : user + "@")
-        + host
-        + ":"
-        + port
-        + "/"
-        + database
+        + (clusterNodes.isEmpty() ? host + ":" + port + "/" + database : "cluster" + clusterNodes)
         + ", password="
         + (password == null ? "none" : "****")
         + ", keyPrefix="
@@ -199,6 +209,7 @@ public final class RedisStoreConfig {
     private Clock clock;
     private OutcomeCodec codec = JsonOutcomeCodec.of();
     private Duration gcGrace = DEFAULT_GC_GRACE;
+    private Set<HostAndPort> clusterNodes = Set.of();
 
     private Builder() {}
 
@@ -332,12 +343,35 @@ public final class RedisStoreConfig {
     }
 
     /**
+     * Runs the store on a Redis Cluster: the client discovers the topology from these nodes (any of
+     * them; the others are found), follows {@code MOVED} and {@code ASK} redirections and
+     * failovers, and the store splits each batch by hash slot. Replaces {@link #hostAndPort}.
+     *
+     * @param nodes one or more nodes of the cluster
+     * @return this builder
+     */
+    public Builder cluster(Collection<HostAndPort> nodes) {
+      Objects.requireNonNull(nodes, "nodes");
+      if (nodes.isEmpty()) {
+        throw new IllegalArgumentException("cluster needs at least one node");
+      }
+      nodes.forEach(n -> Objects.requireNonNull(n, "cluster node"));
+      this.clusterNodes = new LinkedHashSet<>(nodes);
+      return this;
+    }
+
+    /**
      * @return the configuration
-     * @throws IllegalArgumentException when a password is given for a user that is blank
+     * @throws IllegalArgumentException when a password is given for a user that is blank, or a
+     *     database other than 0 for a cluster
      */
     public RedisStoreConfig build() {
       if (user != null && user.isBlank()) {
         throw new IllegalArgumentException("user must not be blank when given");
+      }
+      if (!clusterNodes.isEmpty() && database != 0) {
+        throw new IllegalArgumentException(
+            "database must be 0 on a Redis Cluster (it has no other), was " + database);
       }
       return new RedisStoreConfig(this);
     }
