@@ -189,6 +189,18 @@ public final class RedisCluster implements AutoCloseable {
   }
 
   /**
+   * @param primary a node started as a primary
+   * @return the node started as its replica
+   */
+  public HostAndPort replicaOf(HostAndPort primary) {
+    int i = primaries().indexOf(primary);
+    if (i < 0) {
+      throw new IllegalArgumentException(primary + " was not started as a primary");
+    }
+    return replicas().get(i);
+  }
+
+  /**
    * Crashes a node (SIGKILL).
    *
    * @param address the node

@@ -50,6 +50,7 @@ public final class RedisServer implements AutoCloseable {
   private final String host;
   private final boolean tls;
   private final boolean cluster;
+  private final RedisServer primary;
   private Process process;
 
   private RedisServer(
@@ -60,7 +61,8 @@ public final class RedisServer implements AutoCloseable {
       boolean persistent,
       String password,
       boolean tls,
-      boolean cluster) {
+      boolean cluster,
+      RedisServer primary) {
     this.binary = binary;
     this.host = host;
     this.port = port;
@@ -69,6 +71,7 @@ public final class RedisServer implements AutoCloseable {
     this.password = password;
     this.tls = tls;
     this.cluster = cluster;
+    this.primary = primary;
   }
 
   /**
@@ -95,7 +98,8 @@ public final class RedisServer implements AutoCloseable {
           false,
           null,
           false,
-          false);
+          false,
+          null);
     }
     return custom().start();
   }
@@ -171,6 +175,9 @@ public final class RedisServer implements AutoCloseable {
     }
     if (password != null) {
       cmd.addAll(List.of("--requirepass", password));
+    }
+    if (primary != null) {
+      cmd.addAll(List.of("--replicaof", primary.host(), String.valueOf(primary.port())));
     }
     if (cluster) {
       // a node of a test cluster: a short node timeout, so a killed primary's replica takes over
@@ -393,8 +400,18 @@ public final class RedisServer implements AutoCloseable {
     private boolean embeddedBinary;
     private boolean tls;
     private boolean cluster;
+    private RedisServer primary;
 
     private Builder() {}
+
+    /**
+     * @param primary the server this one replicates ({@code --replicaof}), or null for a primary
+     * @return this builder
+     */
+    public Builder replicaOf(RedisServer primary) {
+      this.primary = primary;
+      return this;
+    }
 
     /**
      * @param cluster run as a Redis Cluster node (see {@link RedisCluster}, which joins the nodes)
@@ -461,7 +478,8 @@ public final class RedisServer implements AutoCloseable {
                 persistent,
                 password,
                 tls,
-                cluster)
+                cluster,
+                primary)
             .start();
       } catch (IOException e) {
         throw new UncheckedIOException("cannot create a Redis data directory", e);

@@ -55,6 +55,7 @@ public final class StoreConfigurations {
                         new HostAndPort("redis-1.internal", 6379))) // any nodes: the rest is found
                 .credentials("siglo", password)
                 .keyPrefix("payments:") // clear() walks every primary, under this prefix only
+                .replicaAcks(1, Duration.ofMillis(500)) // failover-safe claims (below)
                 .build());
     // README:end redis-cluster-store
     return redis;

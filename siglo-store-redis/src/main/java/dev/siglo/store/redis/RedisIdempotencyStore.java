@@ -270,7 +270,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
       int header,
       int perKey) {
     if (!(redis instanceof RedisClusterClient)) {
-      return (List<?>) call(operation, () -> script.run(redis, keys, args));
+      return (List<?>)
+          call(
+              operation,
+              () ->
+                  config.replicaAcks() == 0
+                      ? script.run(redis, keys, args)
+                      : acknowledged(script, keys, args));
     }
     Map<Integer, List<Integer>> bySlot = bySlot(keys);
     List<List<byte[]>> groupKeys = new ArrayList<>(bySlot.size());
@@ -285,7 +291,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
       groupKeys.add(k);
       groupArgs.add(a);
     }
-    List<Object> answers = call(operation, () -> script.runGroups(redis, groupKeys, groupArgs));
+    List<Object> answers =
+        call(
+            operation,
+            () -> {
+              if (config.replicaAcks() == 0) {
+                return script.runGroups(redis, groupKeys, groupArgs);
+              }
+              List<Object> acked = new ArrayList<>(groupKeys.size());
+              for (int g = 0; g < groupKeys.size(); g++) {
+                acked.add(acknowledged(script, groupKeys.get(g), groupArgs.get(g)));
+              }
+              return acked;
+            });
     Object[] out = new Object[keys.size()];
     int g = 0;
     for (List<Integer> group : bySlot.values()) {
@@ -295,6 +313,30 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
       }
     }
     return Arrays.asList(out);
+  }
+
+  /**
+   * Runs a script over keys of one slot on the connection to their primary and waits for {@link
+   * RedisStoreConfig#replicaAcks()} replicas to acknowledge it. On a cluster whose slot moved, the
+   * redirection refreshes the client's slot map (through a keyed read) and the batch fails
+   * transiently, to be retried on the new primary.
+   */
+  private Object acknowledged(RedisScript script, List<byte[]> keys, List<byte[]> args) {
+    try (Connection c =
+        redis instanceof RedisClusterClient cluster
+            ? cluster.getConnectionFromSlot(JedisClusterCRC16.getSlot(keys.get(0)))
+            : ((RedisClient) redis).getPool().getResource()) {
+      return script.runAndWait(
+          c, keys, args, config.replicaAcks(), config.replicaAckTimeout().toMillis());
+    } catch (JedisDataException e) {
+      String msg = String.valueOf(e.getMessage());
+      if (redis instanceof RedisClusterClient
+          && (msg.startsWith("MOVED") || msg.startsWith("ASK"))) {
+        redis.exists(keys.get(0)); // follows the redirection: the slot map is renewed
+        throw unavailable("replica-acknowledged " + script, e);
+      }
+      throw e;
+    }
   }
 
   /** The positions of {@code keys} grouped by hash slot, in the order the slots first appear. */

@@ -1,5 +1,6 @@
 package dev.siglo.store.redis;
 
+import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -10,6 +11,8 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import redis.clients.jedis.ClusterPipeline;
+import redis.clients.jedis.Connection;
+import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -56,6 +59,37 @@ final class RedisScript {
     } catch (JedisNoScriptException e) {
       return redis.eval(text, keys, args);
     }
+  }
+
+  /**
+   * Runs the script on one connection and waits until {@code replicas} replicas acknowledged what
+   * it wrote ({@code WAIT} counts the writes of the connection it is sent on).
+   *
+   * @return the script's answer
+   * @throws IdempotencyStoreUnavailableException when fewer replicas acknowledged within {@code
+   *     timeoutMillis}
+   */
+  Object runAndWait(
+      Connection connection,
+      List<byte[]> keys,
+      List<byte[]> args,
+      int replicas,
+      long timeoutMillis) {
+    Jedis jedis = new Jedis(connection);
+    Object answer;
+    try {
+      answer = jedis.evalsha(sha1, keys, args);
+    } catch (JedisNoScriptException e) {
+      answer = jedis.eval(text, keys, args);
+    }
+    long acknowledged = jedis.waitReplicas(replicas, timeoutMillis);
+    if (acknowledged < replicas) {
+      throw new IdempotencyStoreUnavailableException(
+          String.format(
+              "only %d of the %d replicas acknowledged the %s within %d ms (replicaAcks)",
+              acknowledged, replicas, name, timeoutMillis));
+    }
+    return answer;
   }
 
   /**

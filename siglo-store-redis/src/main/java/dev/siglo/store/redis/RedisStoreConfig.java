@@ -49,6 +49,8 @@ public final class RedisStoreConfig {
   private final OutcomeCodec codec;
   private final Duration gcGrace;
   private final Set<HostAndPort> clusterNodes;
+  private final int replicaAcks;
+  private final Duration replicaAckTimeout;
 
   private RedisStoreConfig(Builder b) {
     this.host = b.host;
@@ -65,6 +67,23 @@ public final class RedisStoreConfig {
     this.codec = b.codec;
     this.gcGrace = b.gcGrace;
     this.clusterNodes = Set.copyOf(b.clusterNodes);
+    this.replicaAcks = b.replicaAcks;
+    this.replicaAckTimeout = b.replicaAckTimeout;
+  }
+
+  /**
+   * @return how many replicas must acknowledge each claim and completion before it counts (0: none,
+   *     the default)
+   */
+  public int replicaAcks() {
+    return replicaAcks;
+  }
+
+  /**
+   * @return how long a claim or completion waits for those acknowledgements
+   */
+  public Duration replicaAckTimeout() {
+    return replicaAckTimeout;
   }
 
   /**
@@ -179,6 +198,7 @@ public final class RedisStoreConfig {
         + (tls != null ? "rediss://" : "redis://")
         + (user == null ? "" : user + "@")
         + (clusterNodes.isEmpty() ? host + ":" + port + "/" + database : "cluster" + clusterNodes)
+        + (replicaAcks == 0 ? "" : ", replicaAcks=" + replicaAcks + " within " + replicaAckTimeout)
         + ", password="
         + (password == null ? "none" : "****")
         + ", keyPrefix="
@@ -210,6 +230,8 @@ public final class RedisStoreConfig {
     private OutcomeCodec codec = JsonOutcomeCodec.of();
     private Duration gcGrace = DEFAULT_GC_GRACE;
     private Set<HostAndPort> clusterNodes = Set.of();
+    private int replicaAcks;
+    private Duration replicaAckTimeout = DEFAULT_TIMEOUT;
 
     private Builder() {}
 
@@ -357,6 +379,28 @@ public final class RedisStoreConfig {
       }
       nodes.forEach(n -> Objects.requireNonNull(n, "cluster node"));
       this.clusterNodes = new LinkedHashSet<>(nodes);
+      return this;
+    }
+
+    /**
+     * Failover-safe claims (off by default): each claim and completion waits until {@code replicas}
+     * replicas of its primary acknowledged it ({@code WAIT}, on the connection that wrote it).
+     * Redis replicates asynchronously, so without it a claim acknowledged by a primary that dies
+     * before its replica copied it is lost on failover, and a duplicate can then run; with it, a
+     * failover loses no acknowledged claim, at the price of a replica round trip per batch. Fewer
+     * acknowledgements within {@code timeout} is a transient store failure (the message is retried;
+     * the claim it made may hold its key until the lease ends).
+     *
+     * @param replicas replicas that must acknowledge, 0 to turn it off
+     * @param timeout the longest wait for them, positive
+     * @return this builder
+     */
+    public Builder replicaAcks(int replicas, Duration timeout) {
+      if (replicas < 0) {
+        throw new IllegalArgumentException("replicaAcks must be 0 or more, was " + replicas);
+      }
+      this.replicaAcks = replicas;
+      this.replicaAckTimeout = Durations.requirePositive(timeout, "replicaAckTimeout");
       return this;
     }
 

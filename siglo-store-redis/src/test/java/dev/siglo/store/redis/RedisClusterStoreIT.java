@@ -90,6 +90,33 @@ class RedisClusterStoreIT {
     }
   }
 
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void withReplicaAcksAClaimCountsOnceItsSlotsReplicaHasItAndFailsTransientlyWithoutIt() {
+    try (RedisCluster cluster = RedisCluster.start();
+        RedisIdempotencyStore store =
+            RedisIdempotencyStore.of(
+                RedisStoreConfig.custom()
+                    .cluster(cluster.addresses().subList(0, 1))
+                    .replicaAcks(1, Duration.ofMillis(500))
+                    .build())) {
+      List<ClaimRequest> spread = new ArrayList<>();
+      for (int i = 0; i < 50; i++) {
+        spread.add(new ClaimRequest("ff:idemp:_:_:spread-" + i, null, LEASE));
+      }
+      assertThat(store.claimAll(spread))
+          .as("a batch over many slots, each group acknowledged by its replica")
+          .allSatisfy(r -> assertThat(r.result().status()).isEqualTo(ClaimStatus.CLAIMED));
+
+      cluster.kill(cluster.replicaOf(cluster.primaryOf("order-1")));
+
+      org.assertj.core.api.Assertions.assertThatThrownBy(
+              () -> store.claim(new ClaimRequest(key(0), null, LEASE)))
+          .isInstanceOf(IdempotencyStoreUnavailableException.class)
+          .hasMessageContaining("replicas acknowledged the claim");
+    }
+  }
+
   /** The n-th key of the slot of hash tag {@code order-1}. */
   private static String key(int n) {
     return "ff:idemp:_:_:{order-1}-" + n;
