@@ -62,6 +62,28 @@ public final class StoreConfigurations {
   }
 
   /**
+   * @param password the Redis password (from a secret store, never from code)
+   * @return a Redis store on the primary Redis Sentinel names
+   */
+  public static RedisIdempotencyStore redisSentinel(String password) {
+    // README:start redis-sentinel-store
+    RedisIdempotencyStore redis =
+        RedisIdempotencyStore.of(
+            RedisStoreConfig.custom()
+                .sentinel(
+                    "payments-redis", // the name the sentinels monitor the primary under
+                    List.of(
+                        new HostAndPort("sentinel-0.internal", 26379),
+                        new HostAndPort("sentinel-1.internal", 26379),
+                        new HostAndPort("sentinel-2.internal", 26379)))
+                .credentials("siglo", password)
+                .keyPrefix("payments:")
+                .build());
+    // README:end redis-sentinel-store
+    return redis;
+  }
+
+  /**
    * @param dataSource a pooled data source (HikariCP or your framework's)
    * @return a PostgreSQL store
    */

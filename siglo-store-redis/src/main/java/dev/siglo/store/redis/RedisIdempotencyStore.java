@@ -36,6 +36,7 @@ import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.RedisClient;
 import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -114,18 +115,35 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     pool.setMaxWait(config.socketTimeout());
     pool.setBlockWhenExhausted(true);
     pool.setJmxEnabled(false);
-    UnifiedJedis redis =
-        config.clusterNodes().isEmpty()
-            ? RedisClient.builder()
-                .hostAndPort(config.host(), config.port())
-                .clientConfig(client.build())
-                .poolConfig(pool)
-                .build()
-            : RedisClusterClient.builder()
-                .nodes(config.clusterNodes())
-                .clientConfig(client.build())
-                .poolConfig(pool)
-                .build();
+    UnifiedJedis redis;
+    if (!config.clusterNodes().isEmpty()) {
+      redis =
+          RedisClusterClient.builder()
+              .nodes(config.clusterNodes())
+              .clientConfig(client.build())
+              .poolConfig(pool)
+              .build();
+    } else if (config.sentinelMaster() != null) {
+      redis =
+          RedisSentinelClient.builder()
+              .masterName(config.sentinelMaster())
+              .sentinels(config.sentinels())
+              .clientConfig(client.build())
+              .sentinelClientConfig(
+                  DefaultJedisClientConfig.builder()
+                      .connectionTimeoutMillis(Math.toIntExact(config.connectTimeout().toMillis()))
+                      .socketTimeoutMillis(Math.toIntExact(config.socketTimeout().toMillis()))
+                      .build())
+              .poolConfig(pool)
+              .build();
+    } else {
+      redis =
+          RedisClient.builder()
+              .hostAndPort(config.host(), config.port())
+              .clientConfig(client.build())
+              .poolConfig(pool)
+              .build();
+    }
     return new RedisIdempotencyStore(config, redis);
   }
 
@@ -322,10 +340,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
    * transiently, to be retried on the new primary.
    */
   private Object acknowledged(RedisScript script, List<byte[]> keys, List<byte[]> args) {
-    try (Connection c =
-        redis instanceof RedisClusterClient cluster
-            ? cluster.getConnectionFromSlot(JedisClusterCRC16.getSlot(keys.get(0)))
-            : ((RedisClient) redis).getPool().getResource()) {
+    if (!(redis instanceof RedisClusterClient cluster)) {
+      return script.runAndWait(
+          redis, keys, args, config.replicaAcks(), config.replicaAckTimeout().toMillis());
+    }
+    try (Connection c = cluster.getConnectionFromSlot(JedisClusterCRC16.getSlot(keys.get(0)))) {
       return script.runAndWait(
           c, keys, args, config.replicaAcks(), config.replicaAckTimeout().toMillis());
     } catch (JedisDataException e) {

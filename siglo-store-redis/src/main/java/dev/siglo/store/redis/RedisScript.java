@@ -13,6 +13,7 @@ import java.util.List;
 import redis.clients.jedis.ClusterPipeline;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Jedis;
+import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
@@ -82,14 +83,48 @@ final class RedisScript {
     } catch (JedisNoScriptException e) {
       answer = jedis.eval(text, keys, args);
     }
-    long acknowledged = jedis.waitReplicas(replicas, timeoutMillis);
+    requireAcknowledged(jedis.waitReplicas(replicas, timeoutMillis), replicas, timeoutMillis);
+    return answer;
+  }
+
+  /**
+   * The same on a standalone or Sentinel client: the script and the {@code WAIT} in one pipeline,
+   * which holds one connection.
+   */
+  Object runAndWait(
+      UnifiedJedis redis, List<byte[]> keys, List<byte[]> args, int replicas, long timeoutMillis) {
+    Response<Object> answer;
+    Response<Long> acknowledged;
+    try (Pipeline pipeline = (Pipeline) redis.pipelined()) {
+      answer = pipeline.evalsha(sha1, keys, args);
+      acknowledged = pipeline.waitReplicas(replicas, timeoutMillis);
+      pipeline.sync();
+    }
+    Object result;
+    try {
+      result = answer.get();
+    } catch (JedisDataException e) {
+      if (!String.valueOf(e.getMessage()).startsWith("NOSCRIPT")) {
+        throw e;
+      }
+      try (Pipeline pipeline = (Pipeline) redis.pipelined()) {
+        answer = pipeline.eval(text, keys, args);
+        acknowledged = pipeline.waitReplicas(replicas, timeoutMillis);
+        pipeline.sync();
+      }
+      result = answer.get();
+    }
+    requireAcknowledged(acknowledged.get(), replicas, timeoutMillis);
+    return result;
+  }
+
+  private void requireAcknowledged(long acknowledged, int replicas, long timeoutMillis) {
     if (acknowledged < replicas) {
       throw new IdempotencyStoreUnavailableException(
           String.format(
               "only %d of the %d replicas acknowledged the %s within %d ms (replicaAcks)",
               acknowledged, replicas, name, timeoutMillis));
     }
-    return answer;
   }
 
   /**

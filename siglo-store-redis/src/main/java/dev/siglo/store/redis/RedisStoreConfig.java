@@ -50,6 +50,8 @@ public final class RedisStoreConfig {
   private final Duration gcGrace;
   private final Set<HostAndPort> clusterNodes;
   private final int replicaAcks;
+  private final String sentinelMaster;
+  private final Set<HostAndPort> sentinels;
   private final Duration replicaAckTimeout;
 
   private RedisStoreConfig(Builder b) {
@@ -68,7 +70,23 @@ public final class RedisStoreConfig {
     this.gcGrace = b.gcGrace;
     this.clusterNodes = Set.copyOf(b.clusterNodes);
     this.replicaAcks = b.replicaAcks;
+    this.sentinelMaster = b.sentinelMaster;
+    this.sentinels = Set.copyOf(b.sentinels);
     this.replicaAckTimeout = b.replicaAckTimeout;
+  }
+
+  /**
+   * @return the master name the sentinels know the primary by, or null when not through Sentinel
+   */
+  public String sentinelMaster() {
+    return sentinelMaster;
+  }
+
+  /**
+   * @return the sentinels to ask for the primary, or empty when not through Sentinel
+   */
+  public Set<HostAndPort> sentinels() {
+    return sentinels;
   }
 
   /**
@@ -197,7 +215,11 @@ public final class RedisStoreConfig {
     return "RedisStoreConfig["
         + (tls != null ? "rediss://" : "redis://")
         + (user == null ? "" : user + "@")
-        + (clusterNodes.isEmpty() ? host + ":" + port + "/" + database : "cluster" + clusterNodes)
+        + (!clusterNodes.isEmpty()
+            ? "cluster" + clusterNodes
+            : sentinelMaster != null
+                ? "sentinel:" + sentinelMaster + sentinels + "/" + database
+                : host + ":" + port + "/" + database)
         + (replicaAcks == 0 ? "" : ", replicaAcks=" + replicaAcks + " within " + replicaAckTimeout)
         + ", password="
         + (password == null ? "none" : "****")
@@ -231,6 +253,8 @@ public final class RedisStoreConfig {
     private Duration gcGrace = DEFAULT_GC_GRACE;
     private Set<HostAndPort> clusterNodes = Set.of();
     private int replicaAcks;
+    private String sentinelMaster;
+    private Set<HostAndPort> sentinels = Set.of();
     private Duration replicaAckTimeout = DEFAULT_TIMEOUT;
 
     private Builder() {}
@@ -383,6 +407,29 @@ public final class RedisStoreConfig {
     }
 
     /**
+     * Runs the store on the primary that Redis Sentinel names: the client asks the sentinels for
+     * {@code masterName}'s address, and follows a failover by itself (the sentinels announce the
+     * promoted replica; connections move to it). Replaces {@link #hostAndPort}.
+     *
+     * @param masterName the name the sentinels monitor the primary under
+     * @param sentinels one or more sentinels
+     * @return this builder
+     */
+    public Builder sentinel(String masterName, Collection<HostAndPort> sentinels) {
+      if (masterName == null || masterName.isBlank()) {
+        throw new IllegalArgumentException("sentinel master name must not be blank");
+      }
+      Objects.requireNonNull(sentinels, "sentinels");
+      if (sentinels.isEmpty()) {
+        throw new IllegalArgumentException("sentinel needs at least one sentinel");
+      }
+      sentinels.forEach(n -> Objects.requireNonNull(n, "sentinel"));
+      this.sentinelMaster = masterName;
+      this.sentinels = new LinkedHashSet<>(sentinels);
+      return this;
+    }
+
+    /**
      * Failover-safe claims (off by default): each claim and completion waits until {@code replicas}
      * replicas of its primary acknowledged it ({@code WAIT}, on the connection that wrote it).
      * Redis replicates asynchronously, so without it a claim acknowledged by a primary that dies
@@ -412,6 +459,10 @@ public final class RedisStoreConfig {
     public RedisStoreConfig build() {
       if (user != null && user.isBlank()) {
         throw new IllegalArgumentException("user must not be blank when given");
+      }
+      if (!clusterNodes.isEmpty() && sentinelMaster != null) {
+        throw new IllegalArgumentException(
+            "cluster and sentinel exclude each other: a Redis Cluster fails over by itself");
       }
       if (!clusterNodes.isEmpty() && database != 0) {
         throw new IllegalArgumentException(

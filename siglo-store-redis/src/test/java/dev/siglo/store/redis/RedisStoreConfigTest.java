@@ -28,4 +28,39 @@ class RedisStoreConfigTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("cluster needs at least one node");
   }
+
+  @Test
+  void aSentinelConfigurationNamesItsMasterAndExcludesACluster() {
+    List<HostAndPort> sentinels = List.of(new HostAndPort("10.0.0.5", 26379));
+    RedisStoreConfig config = RedisStoreConfig.custom().sentinel("payments", sentinels).build();
+    assertThat(config.sentinelMaster()).isEqualTo("payments");
+    assertThat(config.sentinels()).containsExactlyElementsOf(sentinels);
+    assertThat(config.toString()).contains("sentinel:payments[10.0.0.5:26379]");
+
+    assertThatThrownBy(() -> RedisStoreConfig.custom().sentinel(" ", sentinels))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("sentinel master name must not be blank");
+    assertThatThrownBy(
+            () ->
+                RedisStoreConfig.custom()
+                    .sentinel("payments", sentinels)
+                    .cluster(List.of(new HostAndPort("10.0.0.1", 7000)))
+                    .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage(
+            "cluster and sentinel exclude each other: a Redis Cluster fails over by itself");
+  }
+
+  @Test
+  void replicaAcksAreOffByDefaultAndValidated() {
+    assertThat(RedisStoreConfig.custom().build().replicaAcks()).isZero();
+    RedisStoreConfig on =
+        RedisStoreConfig.custom().replicaAcks(1, java.time.Duration.ofMillis(500)).build();
+    assertThat(on.replicaAcks()).isEqualTo(1);
+    assertThat(on.toString()).contains("replicaAcks=1 within PT0.5S");
+    assertThatThrownBy(
+            () -> RedisStoreConfig.custom().replicaAcks(-1, java.time.Duration.ofSeconds(1)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("replicaAcks must be 0 or more, was -1");
+  }
 }
