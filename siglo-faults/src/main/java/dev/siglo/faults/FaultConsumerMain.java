@@ -23,8 +23,10 @@ import java.io.InputStream;
 import java.net.URI;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import redis.clients.jedis.HostAndPort;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
 import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.regions.Region;
@@ -35,10 +37,12 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * are {@code name=value}: {@code broker} (kafka|sqs), {@code mode} ({@code tx}: the effect is
  * written by a PostgreSQL transactional step, in the transaction of its record, on the PostgreSQL
  * store; {@code outside}: the effect is an auto-committed insert and the store is Redis), {@code
- * postgres} (JDBC URL of the effects database), {@code redis} (host:port), {@code scenario}, {@code
- * concurrency}, {@code leaseMillis}, {@code handlerMillis}, {@code slowMillis} (for payloads with
- * {@code "slow": true}); Kafka: {@code bootstrap}, {@code topic}, {@code group}; SQS: {@code
- * endpoint}, {@code queueUrl}, {@code dlqUrl}, {@code visibilitySeconds}.
+ * postgres} (JDBC URL of the effects database), {@code redis} (host:port), or {@code redisCluster}
+ * (host:port of one node) with {@code replicaAcks} (replicas that acknowledge each claim, 0: off),
+ * {@code scenario}, {@code concurrency}, {@code leaseMillis}, {@code handlerMillis}, {@code
+ * slowMillis} (for payloads with {@code "slow": true}); Kafka: {@code bootstrap}, {@code topic},
+ * {@code group}; SQS: {@code endpoint}, {@code queueUrl}, {@code dlqUrl}, {@code
+ * visibilitySeconds}.
  *
  * <p>Each payload is JSON {@code {"key": ..., "seq": ...}}; the idempotency key is the message's
  * {@code idempotency-key} header or attribute. The handler waits {@code handlerMillis}, writes the
@@ -109,15 +113,22 @@ public final class FaultConsumerMain {
             return null;
           };
     } else {
-      String[] redis = a.get("redis").split(":");
-      store =
-          RedisIdempotencyStore.of(
-              RedisStoreConfig.custom()
-                  .hostAndPort(redis[0], Integer.parseInt(redis[1]))
-                  .keyPrefix("faults:")
-                  .poolSize(concurrency + 4)
-                  .timeouts(Duration.ofSeconds(1), Duration.ofSeconds(1))
-                  .build());
+      RedisStoreConfig.Builder redis =
+          RedisStoreConfig.custom()
+              .keyPrefix("faults:")
+              .poolSize(concurrency + 4)
+              .timeouts(Duration.ofSeconds(1), Duration.ofSeconds(1));
+      if (a.containsKey("redisCluster")) {
+        redis.cluster(List.of(HostAndPort.from(a.get("redisCluster"))));
+      } else {
+        String[] address = a.get("redis").split(":");
+        redis.hostAndPort(address[0], Integer.parseInt(address[1]));
+      }
+      int replicaAcks = Integer.parseInt(a.getOrDefault("replicaAcks", "0"));
+      if (replicaAcks > 0) {
+        redis.replicaAcks(replicaAcks, Duration.ofSeconds(1));
+      }
+      store = RedisIdempotencyStore.of(redis.build());
       handler =
           (value, context) -> {
             pause(value, handlerMillis, slowMillis);

@@ -1,10 +1,12 @@
 package dev.siglo.faults;
 
 import dev.siglo.testkit.KafkaBrokerProcess;
+import dev.siglo.testkit.RedisCluster;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
+import redis.clients.jedis.HostAndPort;
 
 /**
  * The Kafka scenarios: each sends its manifest, starts consumer processes, injects its faults
@@ -133,6 +135,44 @@ final class KafkaScenarios {
           run.noCrashes = true;
           run.awaitEffects(m.effectKeys.size() / 3, Duration.ofMinutes(3));
           lab.storeOutage(run, mode, size.outage());
+        });
+  }
+
+  /**
+   * Scenario 3b: on a 3+3 Redis Cluster store, the primary of a third of the slots SIGKILLed at a
+   * third of the run; its replica is promoted after the cluster's 2 s node timeout, and the killed
+   * node restarts as its replica after the outage length. With {@code replicaAcks} 1 every
+   * acknowledged claim and completion is on the replica, so no key may run twice (and the promoted
+   * primary's slots wait, failing transiently, until a replica is back); without it, a claim the
+   * primary acknowledged but had not yet copied is lost, and the keys that ran twice are counted,
+   * not failed. Nothing may be lost either way.
+   */
+  Verdict redisFailover(boolean replicaAcks) throws Exception {
+    Manifest m = duplicates(replicaAcks ? "failover-acks" : "failover");
+    RedisCluster cluster = lab.redisCluster();
+    HostAndPort seed = cluster.addresses().get(0);
+    return run(
+        replicaAcks ? "Redis failover, replicaAcks 1" : "Redis failover, no replicaAcks",
+        "outside",
+        "SIGKILL of a Redis Cluster primary (a third of the slots) at a third of the run",
+        lab.kafka.bootstrapServers(),
+        m,
+        Map.of(
+            "redisCluster",
+            seed.getHost() + ":" + seed.getPort(),
+            "replicaAcks",
+            replicaAcks ? "1" : "0"),
+        run -> {
+          run.noCrashes = replicaAcks; // with acknowledgements a duplicate fails the scenario
+          run.awaitEffects(m.effectKeys.size() / 3, Duration.ofMinutes(3));
+          HostAndPort victim = cluster.currentPrimaryOf("faults");
+          cluster.kill(victim);
+          // it restarts (as a replica of its promoted replica) once the outage has lasted: until
+          // then the promoted primary has no replica to acknowledge anything
+          outage(size.outage());
+          cluster.heal();
+          run.notes.append(" (").append(victim).append(" killed, back after ");
+          run.notes.append(size.outage().toSeconds()).append(" s as a replica)");
         });
   }
 

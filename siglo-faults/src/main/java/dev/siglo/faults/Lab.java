@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.siglo.testkit.KafkaBroker;
 import dev.siglo.testkit.PostgresServer;
+import dev.siglo.testkit.RedisCluster;
 import dev.siglo.testkit.RedisServer;
 import dev.siglo.testkit.SqsServer;
 import java.io.IOException;
@@ -31,6 +32,7 @@ final class Lab implements AutoCloseable {
   final HikariDataSource db;
   final Effects effects;
   final Path logDir;
+  private RedisCluster cluster;
 
   Lab() throws IOException {
     logDir = Files.createTempDirectory("siglo-faults");
@@ -45,6 +47,19 @@ final class Lab implements AutoCloseable {
     hikari.setInitializationFailTimeout(-1);
     db = new HikariDataSource(hikari);
     effects = new Effects(db);
+  }
+
+  /**
+   * @return the suite's Redis Cluster (three primaries, three replicas), started on first use and
+   *     healed (killed nodes restarted) on every use
+   */
+  synchronized RedisCluster redisCluster() {
+    if (cluster == null) {
+      cluster = RedisCluster.start();
+    } else {
+      cluster.heal();
+    }
+    return cluster;
   }
 
   String redisAddress() {
@@ -147,6 +162,9 @@ final class Lab implements AutoCloseable {
 
   @Override
   public void close() {
+    if (cluster != null) {
+      cluster.close();
+    }
     db.close();
     sqs.close();
     kafka.close();

@@ -91,6 +91,8 @@ public final class ReliabilityMain {
               new Named("broker-kill/outside", () -> kafka.brokerKill("outside")),
               new Named("store-outage/outside", () -> kafka.storeOutage("outside")),
               new Named("store-outage/tx", () -> kafka.storeOutage("tx")),
+              new Named("redis-failover-acks/outside", () -> kafka.redisFailover(true)),
+              new Named("redis-failover/outside", () -> kafka.redisFailover(false)),
               new Named("rebalance-storm/tx", () -> kafka.rebalanceStorm("tx")),
               new Named("rebalance-storm/outside", () -> kafka.rebalanceStorm("outside")),
               new Named("long-handlers/tx", () -> kafka.longHandlers("tx")),

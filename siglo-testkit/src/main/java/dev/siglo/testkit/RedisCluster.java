@@ -85,10 +85,28 @@ public final class RedisCluster implements AutoCloseable {
         r.clusterReplicate(primaryId);
       }
     }
+    awaitHealthy();
+  }
+
+  private void awaitHealthy() {
     Awaitility.await("the cluster serves every slot and every replica is in sync")
         .atMost(READY_TIMEOUT)
         .pollInterval(Duration.ofMillis(100))
+        .ignoreExceptions()
         .until(() -> nodes().stream().allMatch(RedisCluster::clusterOk) && replicasInSync());
+  }
+
+  /**
+   * Starts every node killed before (a crashed primary comes back as the replica of the one
+   * promoted in its place) and waits until the cluster is healthy again.
+   */
+  public void heal() {
+    for (RedisServer node : nodes()) {
+      if (!node.isRunning()) {
+        node.start();
+      }
+    }
+    awaitHealthy();
   }
 
   private static int knownNodes(RedisServer node) {
@@ -103,15 +121,21 @@ public final class RedisCluster implements AutoCloseable {
     }
   }
 
+  /** Every node that is a replica now (failovers swap roles) has its link to its primary up. */
   private boolean replicasInSync() {
-    for (RedisServer r : replicas) {
-      try (Jedis j = connect(r)) {
-        if (!j.info("replication").contains("master_link_status:up")) {
-          return false;
+    int inSync = 0;
+    for (RedisServer node : nodes()) {
+      try (Jedis j = connect(node)) {
+        String replication = j.info("replication");
+        if (replication.contains("role:slave")) {
+          if (!replication.contains("master_link_status:up")) {
+            return false;
+          }
+          inSync++;
         }
       }
     }
-    return true;
+    return inSync == PRIMARIES;
   }
 
   private static Jedis connect(RedisServer node) {

@@ -217,6 +217,13 @@ public final class RedisServer implements AutoCloseable {
   }
 
   /**
+   * @return whether this test's server process is running
+   */
+  public synchronized boolean isRunning() {
+    return process != null && process.isAlive();
+  }
+
+  /**
    * Kills the server with SIGKILL (a crash: no shutdown, no final write); {@link #start()} brings
    * it back.
    */
