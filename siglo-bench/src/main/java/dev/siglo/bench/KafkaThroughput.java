@@ -78,7 +78,7 @@ final class KafkaThroughput extends Scenario {
         "rec/s",
         plain,
         Double.NaN);
-    double[] targets = {Double.NaN, 0.6, 0.4, 0.15};
+    double[] targets = {Double.NaN, 0.6, 0.4, Double.NaN, 0.15};
     for (StoreKind kind : StoreKind.values()) {
       String conf = "Siglo, " + kind.label + ", concurrency " + CONCURRENCY;
       if (kind == StoreKind.POSTGRES && pg != n) {

@@ -2,6 +2,7 @@ package dev.siglo.bench;
 
 import dev.siglo.testkit.KafkaBroker;
 import dev.siglo.testkit.PostgresServer;
+import dev.siglo.testkit.RedisCluster;
 import dev.siglo.testkit.RedisServer;
 import dev.siglo.testkit.SqsServer;
 import java.util.ArrayList;
@@ -10,10 +11,10 @@ import java.util.function.Supplier;
 
 /**
  * The servers of a benchmark run, each in a process of its own as in a deployment (the testkit's
- * Kafka broker and ElasticMQ in JVMs of their own, Redis and PostgreSQL as their server processes,
- * or the external ones its environment variables name), so the benchmark JVM holds only the
- * consumer under test and its process CPU time is the consumer's. Started on first use, stopped
- * together.
+ * Kafka broker and ElasticMQ in JVMs of their own, Redis (standalone, and a Redis Cluster of three
+ * primaries and three replicas) and PostgreSQL as their server processes, or the external ones its
+ * environment variables name), so the benchmark JVM holds only the consumer under test and its
+ * process CPU time is the consumer's. Started on first use, stopped together.
  */
 final class Servers implements AutoCloseable {
   private final List<AutoCloseable> started = new ArrayList<>();
@@ -21,6 +22,7 @@ final class Servers implements AutoCloseable {
   private SqsServer sqs;
   private RedisServer redis;
   private PostgresServer postgres;
+  private RedisCluster redisCluster;
 
   synchronized KafkaBroker kafka() {
     kafka = startOnce(kafka, KafkaBroker::startInOwnJvmOrExternal);
@@ -35,6 +37,11 @@ final class Servers implements AutoCloseable {
   synchronized RedisServer redis() {
     redis = startOnce(redis, RedisServer::startOrExternal);
     return redis;
+  }
+
+  synchronized RedisCluster redisCluster() {
+    redisCluster = startOnce(redisCluster, RedisCluster::start);
+    return redisCluster;
   }
 
   synchronized PostgresServer postgres() {

@@ -15,6 +15,7 @@ enum StoreKind {
   OFF("idempotency off"),
   MEMORY("in-memory store"),
   REDIS("Redis store"),
+  REDIS_CLUSTER("Redis Cluster store (3 primaries, 3 replicas)"),
   POSTGRES("PostgreSQL store");
 
   final String label;
@@ -38,6 +39,17 @@ enum StoreKind {
             RedisIdempotencyStore.of(
                 RedisStoreConfig.custom()
                     .hostAndPort(redis.host(), redis.port())
+                    .keyPrefix("bench:")
+                    .poolSize(pool)
+                    .build());
+        store.clear();
+        yield store;
+      }
+      case REDIS_CLUSTER -> {
+        RedisIdempotencyStore store =
+            RedisIdempotencyStore.of(
+                RedisStoreConfig.custom()
+                    .cluster(servers.redisCluster().addresses())
                     .keyPrefix("bench:")
                     .poolSize(pool)
                     .build());

@@ -16,6 +16,7 @@ import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.store.RenewRequest;
 import dev.siglo.consumer.store.StoreKeys;
+import dev.siglo.consumer.support.NamedThreads;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -27,6 +28,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import redis.clients.jedis.Connection;
@@ -79,12 +82,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
   private final byte[] prefix;
   private final byte[] grace;
   private final AtomicBoolean closed = new AtomicBoolean();
+  // on a cluster: sends a pipeline's calls to its nodes at once (null on a single primary)
+  private final ExecutorService nodeSenders;
 
   private RedisIdempotencyStore(RedisStoreConfig config, UnifiedJedis redis) {
     this.config = config;
     this.redis = redis;
     this.prefix = config.keyPrefix().getBytes(StandardCharsets.UTF_8);
     this.grace = number(config.gcGrace().toMillis());
+    this.nodeSenders =
+        redis instanceof RedisClusterClient
+            ? Executors.newCachedThreadPool(NamedThreads.daemon("siglo-redis-nodes", true))
+            : null;
   }
 
   /**
@@ -314,7 +323,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             operation,
             () -> {
               if (config.replicaAcks() == 0) {
-                return script.runGroups(redis, groupKeys, groupArgs);
+                return script.runGroups(redis, groupKeys, groupArgs, nodeSenders);
               }
               List<Object> acked = new ArrayList<>(groupKeys.size());
               for (int g = 0; g < groupKeys.size(); g++) {
@@ -484,7 +493,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         for (List<Integer> group : bySlot(found).values()) {
           groups.add(group.stream().map(found::get).toList());
         }
-        CLEAR.runGroups(redis, groups, Collections.nCopies(groups.size(), List.of(prefix)));
+        CLEAR.runGroups(
+            redis, groups, Collections.nCopies(groups.size(), List.of(prefix)), nodeSenders);
       } else if (!found.isEmpty()) {
         CLEAR.run(redis, found, List.of(prefix));
       }
@@ -496,6 +506,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
   @Override
   public void close() {
     if (closed.compareAndSet(false, true)) {
+      if (nodeSenders != null) {
+        nodeSenders.shutdown();
+      }
       redis.close();
     }
   }

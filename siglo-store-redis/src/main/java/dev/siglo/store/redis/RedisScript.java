@@ -10,6 +10,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
+import java.util.concurrent.ExecutorService;
 import redis.clients.jedis.ClusterPipeline;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.Jedis;
@@ -129,14 +130,19 @@ final class RedisScript {
 
   /**
    * Runs the script once per group of keys (each group's keys share a hash slot); on a Redis
-   * Cluster the calls go out in one pipeline, split by node, so a batch over many slots costs one
-   * round trip per node. A call the pipeline cannot place (the slot moved: {@code MOVED}, {@code
-   * ASK}) or that meets a node without the script ({@code NOSCRIPT}) is run again on its own, which
-   * follows the redirection and loads the script.
+   * Cluster the calls go out in one pipeline, split by node and sent to the nodes at once by {@code
+   * nodeSenders}, so a batch over many slots costs one round trip per node. A call the pipeline
+   * cannot place (the slot moved: {@code MOVED}, {@code ASK}) or that meets a node without the
+   * script ({@code NOSCRIPT}) is run again on its own, which follows the redirection and loads the
+   * script.
    *
    * @return one answer per group, in order
    */
-  List<Object> runGroups(UnifiedJedis redis, List<List<byte[]>> keys, List<List<byte[]>> args) {
+  List<Object> runGroups(
+      UnifiedJedis redis,
+      List<List<byte[]>> keys,
+      List<List<byte[]>> args,
+      ExecutorService nodeSenders) {
     List<Object> out = new ArrayList<>(keys.size());
     if (!(redis instanceof RedisClusterClient cluster) || keys.size() == 1) {
       for (int i = 0; i < keys.size(); i++) {
@@ -145,7 +151,8 @@ final class RedisScript {
       return out;
     }
     List<Response<Object>> answers = new ArrayList<>(keys.size());
-    try (ClusterPipeline pipeline = cluster.pipelined()) {
+    // the store's own senders: a pipeline without them starts a thread pool on every sync
+    try (ClusterPipeline pipeline = cluster.pipelined(nodeSenders)) {
       for (int i = 0; i < keys.size(); i++) {
         answers.add(pipeline.evalsha(sha1, keys.get(i), args.get(i)));
       }
