@@ -21,6 +21,28 @@ public final class MultiProcessClaimRace {
   private MultiProcessClaimRace() {}
 
   /**
+   * Fails unless the race gave every key to exactly one process and every process won some.
+   *
+   * @param won per process, the keys it claimed ({@link #run})
+   * @param keys how many keys raced
+   */
+  public static void assertOneClaimPerKey(List<List<String>> won, int keys) {
+    java.util.Set<String> all = new java.util.HashSet<>();
+    int total = 0;
+    for (List<String> perProcess : won) {
+      all.addAll(perProcess);
+      total += perProcess.size();
+    }
+    org.assertj.core.api.Assertions.assertThat(total)
+        .as("claims counted by the processes")
+        .isEqualTo(keys);
+    org.assertj.core.api.Assertions.assertThat(all).as("distinct keys claimed").hasSize(keys);
+    org.assertj.core.api.Assertions.assertThat(won)
+        .as("every process won some keys")
+        .allSatisfy(p -> org.assertj.core.api.Assertions.assertThat(p).isNotEmpty());
+  }
+
+  /**
    * Runs the race.
    *
    * @param factory the factory class the children open their store with

@@ -11,9 +11,7 @@ import dev.siglo.testkit.MultiProcessClaimRace;
 import dev.siglo.testkit.RedisCluster;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -35,16 +33,7 @@ class RedisClusterStoreIT {
               "redis-cluster://" + seed.getHost() + ":" + seed.getPort(),
               4,
               keys);
-
-      Set<String> all = new HashSet<>();
-      int total = 0;
-      for (List<String> perProcess : won) {
-        all.addAll(perProcess);
-        total += perProcess.size();
-      }
-      assertThat(total).as("claims counted by the processes").isEqualTo(keys);
-      assertThat(all).hasSize(keys);
-      assertThat(won).allSatisfy(p -> assertThat(p).isNotEmpty());
+      MultiProcessClaimRace.assertOneClaimPerKey(won, keys);
     }
   }
 
