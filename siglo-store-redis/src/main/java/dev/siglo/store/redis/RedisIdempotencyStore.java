@@ -59,6 +59,11 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * one clock for all processes, unless {@link RedisStoreConfig.Builder#clock} injects one (tests).
  * Redis's own key expiry ({@code PEXPIRE}, lifetime plus a grace) only collects garbage.
  *
+ * <p>Three deployments ({@link RedisStoreConfig}): a standalone server; the primary Redis Sentinel
+ * names, followed across failovers; a Redis Cluster, where each batch is split by hash slot (a
+ * script touches one slot) and the groups go out in one pipeline. {@link
+ * RedisStoreConfig#replicaAcks()} makes claims and completions wait for replicas ({@code WAIT}).
+ *
  * <p>{@link #claimAll} claims a whole batch in one script call (one round trip). Connections come
  * from a pool created once; a connection failure or timeout becomes {@link
  * IdempotencyStoreUnavailableException} with the cause attached, and the store recovers by itself
@@ -358,8 +363,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
           c, keys, args, config.replicaAcks(), config.replicaAckTimeout().toMillis());
     } catch (JedisDataException e) {
       String msg = String.valueOf(e.getMessage());
-      if (redis instanceof RedisClusterClient
-          && (msg.startsWith("MOVED") || msg.startsWith("ASK"))) {
+      if (msg.startsWith("MOVED") || msg.startsWith("ASK")) {
         redis.exists(keys.get(0)); // follows the redirection: the slot map is renewed
         throw unavailable("replica-acknowledged " + script, e);
       }
