@@ -36,6 +36,9 @@ public final class IdempotencyKeys {
   /** The longest key a store accepts (a built key is always far shorter). */
   public static final int MAX_STORE_KEY_LENGTH = StoreKeys.MAX_LENGTH;
 
+  /** What separates a step key from the key of its message ({@link #scoped}). */
+  public static final String STEP_SEPARATOR = ":step:";
+
   private static final String ABSENT = "_";
   private static final IdempotencyKeys DEFAULTS = custom().build();
 
@@ -112,7 +115,7 @@ public final class IdempotencyKeys {
   public String scoped(String messageKey, String stepName, String rawStepKey) {
     StoreKeys.requireValid(messageKey);
     return messageKey
-        + ":step:"
+        + STEP_SEPARATOR
         + requireSegment(stepName, "step name")
         + ':'
         + normalize(rawStepKey, "step key");

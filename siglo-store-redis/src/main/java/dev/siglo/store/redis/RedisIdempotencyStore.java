@@ -5,6 +5,7 @@ import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
 import dev.siglo.consumer.error.InvalidIdempotencyKeyException;
 import dev.siglo.consumer.error.OutcomeTooLargeException;
 import dev.siglo.consumer.error.SigloConfigurationException;
+import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.store.BatchClaimResult;
 import dev.siglo.consumer.store.BatchCompleteResult;
 import dev.siglo.consumer.store.BatchRenewResult;
@@ -524,11 +525,21 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
   private byte[] redisKey(String key) {
     StoreKeys.requireValid(key);
-    byte[] k = bytes(key);
+    byte[] k = bytes(config.colocateSteps() ? hashTagged(key) : key);
     byte[] full = new byte[prefix.length + k.length];
     System.arraycopy(prefix, 0, full, 0, prefix.length);
     System.arraycopy(k, 0, full, prefix.length, k.length);
     return full;
+  }
+
+  /**
+   * The key with its message's part in a hash tag: {@code {m}} for a message key {@code m}, {@code
+   * {m}:step:...} for its step keys, so both hash to the slot of {@code m}. Injective: the tag's
+   * braces go at the start and before the first step separator, whatever the key contains.
+   */
+  static String hashTagged(String key) {
+    int step = key.indexOf(IdempotencyKeys.STEP_SEPARATOR);
+    return step < 0 ? "{" + key + "}" : "{" + key.substring(0, step) + "}" + key.substring(step);
   }
 
   private byte[] now() {

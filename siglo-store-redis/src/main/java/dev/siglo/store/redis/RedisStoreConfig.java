@@ -51,6 +51,7 @@ public final class RedisStoreConfig {
   private final Set<HostAndPort> clusterNodes;
   private final int replicaAcks;
   private final String sentinelMaster;
+  private final boolean colocateSteps;
   private final Set<HostAndPort> sentinels;
   private final Duration replicaAckTimeout;
 
@@ -71,6 +72,7 @@ public final class RedisStoreConfig {
     this.clusterNodes = Set.copyOf(b.clusterNodes);
     this.replicaAcks = b.replicaAcks;
     this.sentinelMaster = b.sentinelMaster;
+    this.colocateSteps = b.colocateSteps;
     this.sentinels = Set.copyOf(b.sentinels);
     this.replicaAckTimeout = b.replicaAckTimeout;
   }
@@ -80,6 +82,14 @@ public final class RedisStoreConfig {
    */
   public String sentinelMaster() {
     return sentinelMaster;
+  }
+
+  /**
+   * @return whether a message's step records share its record's hash slot (see {@link
+   *     Builder#colocateSteps})
+   */
+  public boolean colocateSteps() {
+    return colocateSteps;
   }
 
   /**
@@ -221,6 +231,7 @@ public final class RedisStoreConfig {
                 ? "sentinel:" + sentinelMaster + sentinels + "/" + database
                 : host + ":" + port + "/" + database)
         + (replicaAcks == 0 ? "" : ", replicaAcks=" + replicaAcks + " within " + replicaAckTimeout)
+        + (colocateSteps ? ", colocateSteps" : "")
         + ", password="
         + (password == null ? "none" : "****")
         + ", keyPrefix="
@@ -254,6 +265,7 @@ public final class RedisStoreConfig {
     private Set<HostAndPort> clusterNodes = Set.of();
     private int replicaAcks;
     private String sentinelMaster;
+    private boolean colocateSteps;
     private Set<HostAndPort> sentinels = Set.of();
     private Duration replicaAckTimeout = DEFAULT_TIMEOUT;
 
@@ -426,6 +438,21 @@ public final class RedisStoreConfig {
       sentinels.forEach(n -> Objects.requireNonNull(n, "sentinel"));
       this.sentinelMaster = masterName;
       this.sentinels = new LinkedHashSet<>(sentinels);
+      return this;
+    }
+
+    /**
+     * Puts a message's step records in the hash slot of its own record (off by default): the store
+     * wraps the message's part of every key in a hash tag ({@code <prefix>{<message
+     * key>}:step:...}), so on a Redis Cluster a message and its steps live on one node, in one slot
+     * group of a batch. The keys change with it: switch it on for a new key prefix, not for records
+     * already written under this one.
+     *
+     * @param colocateSteps whether to tag keys
+     * @return this builder
+     */
+    public Builder colocateSteps(boolean colocateSteps) {
+      this.colocateSteps = colocateSteps;
       return this;
     }
 
