@@ -184,7 +184,7 @@ final class KafkaThroughput extends Scenario {
     return KafkaData.verified(kafka, topic, group, ledger);
   }
 
-  private Ledger siglo(KafkaBroker kafka, String topic, int n, StoreKind kind, boolean warmUp)
+  private Ledger siglo(KafkaBroker kafka, String topic, int n, StoreKind kind, boolean cold)
       throws Exception {
     Ledger ledger = new Ledger(n, n);
     String group = group("siglo-" + kind.name().toLowerCase(java.util.Locale.ROOT));
@@ -208,7 +208,7 @@ final class KafkaThroughput extends Scenario {
             handler,
             ledger,
             null);
-    if (serverCpu != null && !warmUp) {
+    if (serverCpu != null && !cold) {
       redisServerCpu.add(serverCpu.microsPerMessage(n));
       redisScripts.add(serverCpu.scriptCallsPerMessage(n));
       redisCommands.add(serverCpu.commandsPerMessage(n));

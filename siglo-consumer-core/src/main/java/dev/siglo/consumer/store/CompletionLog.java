@@ -17,15 +17,19 @@ final class CompletionLog {
   private int head;
   private int size;
 
-  /** Appends a completion. */
-  synchronized void add(String key, long sequence) {
+  /**
+   * Appends a completion.
+   *
+   * @return completions held now
+   */
+  synchronized int add(String key, long sequence) {
     if (size == keys.length) {
       grow();
     }
     int tail = (head + size) & (keys.length - 1);
     keys[tail] = key;
     sequences[tail] = sequence;
-    size++;
+    return ++size;
   }
 
   /**

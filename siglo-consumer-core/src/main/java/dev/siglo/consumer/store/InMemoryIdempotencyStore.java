@@ -126,8 +126,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
           requireHeldBy(k, e, token);
           return Entry.completed(e.fingerprint, encoded, now + retention.toMillis(), sequence);
         });
-    completionOrder.add(key, sequence);
-    if (completionOrder.size() > 2 * maxEntries) {
+    if (completionOrder.add(key, sequence) > 2 * maxEntries) {
       completionOrder.dropStale(this::stale);
     }
   }

@@ -35,12 +35,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
-import redis.clients.jedis.ConnectionPoolConfig;
-import redis.clients.jedis.DefaultJedisClientConfig;
 import redis.clients.jedis.Jedis;
-import redis.clients.jedis.RedisClient;
+import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.RedisClusterClient;
-import redis.clients.jedis.RedisSentinelClient;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
@@ -111,55 +108,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
    */
   public static RedisIdempotencyStore of(RedisStoreConfig config) {
     Objects.requireNonNull(config, "config");
-    DefaultJedisClientConfig.Builder client =
-        DefaultJedisClientConfig.builder()
-            .connectionTimeoutMillis(Math.toIntExact(config.connectTimeout().toMillis()))
-            .socketTimeoutMillis(Math.toIntExact(config.socketTimeout().toMillis()))
-            .database(config.database())
-            .clientName("siglo");
-    if (config.tls() != null) {
-      client.sslOptions(config.tls());
-    }
-    if (config.password() != null) {
-      client.user(config.user()).password(config.password());
-    }
-    ConnectionPoolConfig pool = new ConnectionPoolConfig();
-    pool.setMaxTotal(config.poolSize());
-    pool.setMaxIdle(config.poolSize());
-    pool.setMinIdle(0);
-    pool.setMaxWait(config.socketTimeout());
-    pool.setBlockWhenExhausted(true);
-    pool.setJmxEnabled(false);
-    UnifiedJedis redis;
-    if (!config.clusterNodes().isEmpty()) {
-      redis =
-          RedisClusterClient.builder()
-              .nodes(config.clusterNodes())
-              .clientConfig(client.build())
-              .poolConfig(pool)
-              .build();
-    } else if (config.sentinelMaster() != null) {
-      redis =
-          RedisSentinelClient.builder()
-              .masterName(config.sentinelMaster())
-              .sentinels(config.sentinels())
-              .clientConfig(client.build())
-              .sentinelClientConfig(
-                  DefaultJedisClientConfig.builder()
-                      .connectionTimeoutMillis(Math.toIntExact(config.connectTimeout().toMillis()))
-                      .socketTimeoutMillis(Math.toIntExact(config.socketTimeout().toMillis()))
-                      .build())
-              .poolConfig(pool)
-              .build();
-    } else {
-      redis =
-          RedisClient.builder()
-              .hostAndPort(config.host(), config.port())
-              .clientConfig(client.build())
-              .poolConfig(pool)
-              .build();
-    }
-    return new RedisIdempotencyStore(config, redis);
+    return new RedisIdempotencyStore(config, RedisClients.create(config));
   }
 
   /**
@@ -355,13 +304,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
    * transiently, to be retried on the new primary.
    */
   private Object acknowledged(RedisScript script, List<byte[]> keys, List<byte[]> args) {
+    int replicas = config.replicaAcks();
+    long timeout = config.replicaAckTimeout().toMillis();
     if (!(redis instanceof RedisClusterClient cluster)) {
-      return script.runAndWait(
-          redis, keys, args, config.replicaAcks(), config.replicaAckTimeout().toMillis());
+      return script.runAndWait(() -> (Pipeline) redis.pipelined(), keys, args, replicas, timeout);
     }
     try (Connection c = cluster.getConnectionFromSlot(JedisClusterCRC16.getSlot(keys.get(0)))) {
-      return script.runAndWait(
-          c, keys, args, config.replicaAcks(), config.replicaAckTimeout().toMillis());
+      return script.runAndWait(() -> new Pipeline(c), keys, args, replicas, timeout);
     } catch (JedisDataException e) {
       String msg = String.valueOf(e.getMessage());
       if (msg.startsWith("MOVED") || msg.startsWith("ASK")) {

@@ -11,9 +11,8 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
 import redis.clients.jedis.ClusterPipeline;
-import redis.clients.jedis.Connection;
-import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
@@ -64,39 +63,25 @@ final class RedisScript {
   }
 
   /**
-   * Runs the script on one connection and waits until {@code replicas} replicas acknowledged what
-   * it wrote ({@code WAIT} counts the writes of the connection it is sent on).
+   * Runs the script and waits until {@code replicas} replicas acknowledged what it wrote: the
+   * script and a {@code WAIT} in one pipeline, which holds one connection ({@code WAIT} counts the
+   * writes of the connection it is sent on). A server without the script gets it in a second
+   * pipeline.
    *
+   * @param pipelines opens a pipeline on the connection to the keys' primary
    * @return the script's answer
    * @throws IdempotencyStoreUnavailableException when fewer replicas acknowledged within {@code
    *     timeoutMillis}
    */
   Object runAndWait(
-      Connection connection,
+      Supplier<Pipeline> pipelines,
       List<byte[]> keys,
       List<byte[]> args,
       int replicas,
       long timeoutMillis) {
-    Jedis jedis = new Jedis(connection);
-    Object answer;
-    try {
-      answer = jedis.evalsha(sha1, keys, args);
-    } catch (JedisNoScriptException e) {
-      answer = jedis.eval(text, keys, args);
-    }
-    requireAcknowledged(jedis.waitReplicas(replicas, timeoutMillis), replicas, timeoutMillis);
-    return answer;
-  }
-
-  /**
-   * The same on a standalone or Sentinel client: the script and the {@code WAIT} in one pipeline,
-   * which holds one connection.
-   */
-  Object runAndWait(
-      UnifiedJedis redis, List<byte[]> keys, List<byte[]> args, int replicas, long timeoutMillis) {
     Response<Object> answer;
     Response<Long> acknowledged;
-    try (Pipeline pipeline = (Pipeline) redis.pipelined()) {
+    try (Pipeline pipeline = pipelines.get()) {
       answer = pipeline.evalsha(sha1, keys, args);
       acknowledged = pipeline.waitReplicas(replicas, timeoutMillis);
       pipeline.sync();
@@ -108,7 +93,7 @@ final class RedisScript {
       if (!String.valueOf(e.getMessage()).startsWith("NOSCRIPT")) {
         throw e;
       }
-      try (Pipeline pipeline = (Pipeline) redis.pipelined()) {
+      try (Pipeline pipeline = pipelines.get()) {
         answer = pipeline.eval(text, keys, args);
         acknowledged = pipeline.waitReplicas(replicas, timeoutMillis);
         pipeline.sync();

@@ -41,12 +41,7 @@ class RedisClusterStoreIT {
   @Timeout(value = 3, unit = TimeUnit.MINUTES)
   void whenAPrimaryCrashesItsSlotsAreServedByThePromotedReplicaAndFailuresMeanwhileAreTransient() {
     try (RedisCluster cluster = RedisCluster.start();
-        RedisIdempotencyStore store =
-            RedisIdempotencyStore.of(
-                RedisStoreConfig.custom()
-                    .cluster(cluster.addresses().subList(0, 1))
-                    .timeouts(Duration.ofSeconds(1), Duration.ofSeconds(1))
-                    .build())) {
+        RedisIdempotencyStore store = RedisIdempotencyStore.of(on(cluster).build())) {
       // every key of the test carries the hash tag {order-1}: one slot, served by the victim
       HostAndPort victim = cluster.primaryOf("order-1");
       assertThat(store.claim(new ClaimRequest(key(0), null, LEASE)).status())
@@ -84,11 +79,7 @@ class RedisClusterStoreIT {
   void withReplicaAcksAClaimCountsOnceItsSlotsReplicaHasItAndFailsTransientlyWithoutIt() {
     try (RedisCluster cluster = RedisCluster.start();
         RedisIdempotencyStore store =
-            RedisIdempotencyStore.of(
-                RedisStoreConfig.custom()
-                    .cluster(cluster.addresses().subList(0, 1))
-                    .replicaAcks(1, Duration.ofMillis(500))
-                    .build())) {
+            RedisIdempotencyStore.of(on(cluster).replicaAcks(1, Duration.ofMillis(500)).build())) {
       List<ClaimRequest> spread = new ArrayList<>();
       for (int i = 0; i < 50; i++) {
         spread.add(new ClaimRequest("ff:idemp:_:_:spread-" + i, null, LEASE));
@@ -104,6 +95,13 @@ class RedisClusterStoreIT {
           .isInstanceOf(IdempotencyStoreUnavailableException.class)
           .hasMessageContaining("replicas acknowledged the claim");
     }
+  }
+
+  /** A store on the cluster, discovered from one node, with 1 s timeouts. */
+  private static RedisStoreConfig.Builder on(RedisCluster cluster) {
+    return RedisStoreConfig.custom()
+        .cluster(cluster.addresses().subList(0, 1))
+        .timeouts(Duration.ofSeconds(1), Duration.ofSeconds(1));
   }
 
   /** The n-th key of the slot of hash tag {@code order-1}. */
