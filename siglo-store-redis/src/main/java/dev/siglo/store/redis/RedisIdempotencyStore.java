@@ -33,17 +33,20 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
+import redis.clients.jedis.AbstractPipeline;
 import redis.clients.jedis.Connection;
 import redis.clients.jedis.ConnectionPool;
 import redis.clients.jedis.Jedis;
 import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.RedisClusterClient;
+import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
 import redis.clients.jedis.exceptions.JedisAccessControlException;
 import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
 import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.params.ScanParams;
+import redis.clients.jedis.params.SetParams;
 import redis.clients.jedis.resps.ScanResult;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
@@ -69,21 +72,33 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * never contains the password. Thread-safe.
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
-  private static final RedisScript CLAIM = RedisScript.load("claim");
-  private static final RedisScript COMPLETE = RedisScript.load("complete");
-  private static final RedisScript FAIL = RedisScript.load("fail");
-  private static final RedisScript FORGET = RedisScript.load("forget");
-  private static final RedisScript RENEW = RedisScript.load("renew");
-  private static final RedisScript GET = RedisScript.load("get");
-  private static final RedisScript CLEAR = RedisScript.load("clear");
+  private static final RedisScript STORE = RedisScript.load("store");
+  private static final RedisScript CLAIM = STORE.named("claim");
+  private static final RedisScript COMPLETE = STORE.named("complete");
+  private static final RedisScript FAIL = STORE.named("fail");
+  private static final RedisScript FORGET = STORE.named("forget");
+  private static final RedisScript RENEW = STORE.named("renew");
+  private static final RedisScript GET = STORE.named("get");
+  private static final RedisScript CLEAR = STORE.named("clear");
   private static final byte[] SERVER_CLOCK = new byte[0];
   private static final byte[] ONE = {'1'};
   private static final byte[] ZERO = {'0'};
+  private static final byte[] HASHES = {'h'};
+  private static final byte[] STRINGS = {'c'};
+
+  /**
+   * The arguments every operation of store.lua starts with: operation, now, grace, prefix, format.
+   */
+  private static final int HEADER = 5;
 
   private final RedisStoreConfig config;
   private final UnifiedJedis redis;
   private final byte[] prefix;
   private final byte[] grace;
+  private final byte[] format;
+  // a claim of an absent key is a native SET NX PX, not a script: strings only, and not when the
+  // claim must wait for replicas (the script's path does that)
+  private final boolean nativeClaims;
   private final AtomicBoolean closed = new AtomicBoolean();
   // on a cluster: sends a pipeline's calls to its nodes at once (null on a single primary)
   private final ExecutorService nodeSenders;
@@ -93,6 +108,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     this.redis = redis;
     this.prefix = config.keyPrefix().getBytes(StandardCharsets.UTF_8);
     this.grace = number(config.gcGrace().toMillis());
+    this.format = config.hashRecords() ? HASHES : STRINGS;
+    this.nativeClaims = !config.hashRecords() && config.replicaAcks() == 0;
     this.nodeSenders =
         redis instanceof RedisClusterClient
             ? Executors.newCachedThreadPool(NamedThreads.daemon("siglo-redis-nodes", true))
@@ -126,46 +143,181 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     return claimAll(List.of(request)).get(0).resultOrThrow();
   }
 
+  /**
+   * Claims the batch: first each key with a native {@code SET NX PX} of a claimed record (all in
+   * one pipeline), which claims every key that has no record; then the keys that had one in one
+   * script call, which decides from the record (completed, in progress, released, abandoned). A
+   * batch of new keys costs one round trip and no script.
+   */
   @Override
   public List<BatchClaimResult> claimAll(List<ClaimRequest> requests) {
-    List<BatchClaimResult> out = new ArrayList<>(requests.size());
-    List<ClaimRequest> valid = new ArrayList<>(requests.size());
-    List<byte[]> keys = new ArrayList<>(requests.size());
-    List<byte[]> args = new ArrayList<>(3 + 4 * requests.size());
-    args.add(now());
-    args.add(grace);
-    args.add(prefix);
+    BatchClaimResult[] out = new BatchClaimResult[requests.size()];
+    List<Integer> valid = new ArrayList<>(requests.size());
+    List<byte[]> validKeys = new ArrayList<>(requests.size());
     List<ClaimToken> tokens = new ArrayList<>(requests.size());
-    for (ClaimRequest r : requests) {
+    for (int i = 0; i < requests.size(); i++) {
       try {
-        keys.add(redisKey(r.key()));
+        validKeys.add(redisKey(requests.get(i).key()));
       } catch (InvalidIdempotencyKeyException e) {
+        out[i] = BatchClaimResult.failed(requests.get(i), e);
         continue;
       }
-      ClaimToken token = ClaimToken.random();
-      valid.add(r);
-      tokens.add(token);
-      args.add(bytes(token.value()));
+      valid.add(i);
+      tokens.add(ClaimToken.random());
+    }
+    if (valid.isEmpty()) {
+      return List.of(out);
+    }
+    RuntimeException[] failed = new RuntimeException[valid.size()];
+    boolean[] claimed =
+        nativeClaims
+            ? claimAbsent(requests, valid, validKeys, tokens, failed)
+            : new boolean[valid.size()];
+    List<Integer> scripted = new ArrayList<>(valid.size());
+    List<byte[]> keys = new ArrayList<>(valid.size());
+    List<byte[]> args = header(CLAIM, 4 * valid.size());
+    for (int v = 0; v < valid.size(); v++) {
+      ClaimRequest r = requests.get(valid.get(v));
+      if (failed[v] != null) {
+        out[valid.get(v)] = BatchClaimResult.failed(r, failed[v]);
+        continue;
+      }
+      if (claimed[v]) {
+        out[valid.get(v)] =
+            BatchClaimResult.of(
+                r, new ClaimResult.Claimed(tokens.get(v), leaseEstimate(r), false, 1, 0));
+        continue;
+      }
+      scripted.add(v);
+      keys.add(validKeys.get(v));
+      args.add(bytes(tokens.get(v).value()));
       args.add(r.fingerprint() == null ? new byte[0] : bytes(r.fingerprint()));
       args.add(number(r.lease().toMillis()));
       args.add(r.newDelivery() ? ONE : ZERO);
     }
-    List<?> answers = valid.isEmpty() ? List.of() : runBatch("claim", CLAIM, keys, args, 3, 4);
-    int v = 0;
-    for (ClaimRequest r : requests) {
-      if (v < valid.size() && valid.get(v) == r) {
-        out.add(answer(r, tokens.get(v), (List<?>) answers.get(v)));
-        v++;
-      } else {
-        try {
-          redisKey(r.key());
-          throw new IllegalStateException("unreachable");
-        } catch (InvalidIdempotencyKeyException e) {
-          out.add(BatchClaimResult.failed(r, e));
-        }
+    if (!scripted.isEmpty()) {
+      List<?> answers = runBatch("claim", CLAIM, keys, args, HEADER, 4);
+      for (int k = 0; k < scripted.size(); k++) {
+        int v = scripted.get(k);
+        ClaimRequest r = requests.get(valid.get(v));
+        out[valid.get(v)] = answer(r, tokens.get(v), (List<?>) answers.get(k));
       }
     }
-    return out;
+    return List.of(out);
+  }
+
+  /**
+   * Writes a claimed record for each key that has none ({@code SET NX PX}, one pipeline; on a
+   * cluster split by node).
+   *
+   * @param failed filled, per key, with the failure when its node could not be reached (a cluster
+   *     node that died: the key's result is that failure, and the client's slot map is renewed)
+   * @return per key, whether it was claimed; a key that had a record, or whose command the server
+   *     refused (a moved slot, a server error), is not, and goes to the script, which reports a
+   *     failure itself
+   */
+  private boolean[] claimAbsent(
+      List<ClaimRequest> requests,
+      List<Integer> valid,
+      List<byte[]> keys,
+      List<ClaimToken> tokens,
+      RuntimeException[] failed) {
+    long graceMillis = config.gcGrace().toMillis();
+    return call(
+        "claim",
+        () -> {
+          List<Response<String>> answers = new ArrayList<>(keys.size());
+          try (AbstractPipeline pipeline =
+              redis instanceof RedisClusterClient cluster
+                  ? cluster.pipelined(nodeSenders)
+                  : redis.pipelined()) {
+            for (int v = 0; v < keys.size(); v++) {
+              ClaimRequest r = requests.get(valid.get(v));
+              long lease = r.lease().toMillis();
+              byte[] record = claimedRecord(tokens.get(v), r, lease, graceMillis);
+              SetParams params = SetParams.setParams().nx().px(lease + graceMillis);
+              byte[] key = keys.get(v);
+              answers.add(
+                  redis instanceof RedisClusterClient
+                      ? sendToNode(() -> pipeline.set(key, record, params), v, failed)
+                      : pipeline.set(key, record, params));
+            }
+            pipeline.sync();
+          }
+          boolean[] claimed = new boolean[keys.size()];
+          for (int v = 0; v < keys.size(); v++) {
+            if (failed[v] != null) {
+              continue;
+            }
+            try {
+              claimed[v] = "OK".equals(answers.get(v).get());
+            } catch (JedisDataException e) {
+              claimed[v] = false;
+            } catch (IllegalStateException e) {
+              // a cluster pipeline leaves the answers of a node it lost during sync unset
+              failed[v] = unavailable("claim", e);
+            }
+          }
+          if (Arrays.stream(failed).anyMatch(Objects::nonNull)) {
+            refreshTopology();
+          }
+          return claimed;
+        });
+  }
+
+  /** Appends one command of a cluster pipeline; a node it cannot connect to fails only that key. */
+  private <T> Response<T> sendToNode(
+      Supplier<Response<T>> command, int v, RuntimeException[] failed) {
+    try {
+      return command.get();
+    } catch (JedisConnectionException e) {
+      failed[v] = unavailable("claim", e);
+      return null;
+    }
+  }
+
+  /** After a node failed: the cluster client's slot map is read again, to follow a failover. */
+  private void refreshTopology() {
+    try {
+      ((RedisClusterClient) redis).refreshClusterTopology();
+    } catch (JedisException e) {
+      // every node still unreachable: the next failure tries again
+    }
+  }
+
+  /**
+   * A claimed record in store.lua's format, for {@link #claimAbsent}: under the server clock its
+   * lease end is not known here, so it is written as the key's expiry less the grace ({@code
+   * ~<grace>}), which the scripts read with {@code PTTL} on the server's clock.
+   */
+  private byte[] claimedRecord(ClaimToken token, ClaimRequest r, long lease, long graceMillis) {
+    byte[] fingerprint = r.fingerprint() == null ? new byte[0] : bytes(r.fingerprint());
+    String head =
+        "p|"
+            + token.value()
+            + "|"
+            + (config.clock() == null ? "~" + graceMillis : config.clock().millis() + lease)
+            + "||"
+            + (r.newDelivery() ? 1 : 0)
+            + "|0|"
+            + fingerprint.length
+            + "|"
+            + prefix.length
+            + "|";
+    byte[] h = head.getBytes(StandardCharsets.UTF_8);
+    byte[] record = Arrays.copyOf(h, h.length + fingerprint.length + prefix.length);
+    System.arraycopy(fingerprint, 0, record, h.length, fingerprint.length);
+    System.arraycopy(prefix, 0, record, h.length + fingerprint.length, prefix.length);
+    return record;
+  }
+
+  /**
+   * The lease end of a claim written by {@link #claimAbsent}: exact under an injected clock; under
+   * the server clock, this process's clock plus the lease (the record itself ends on the server's).
+   */
+  private Instant leaseEstimate(ClaimRequest r) {
+    return (config.clock() == null ? Instant.now() : Instant.ofEpochMilli(config.clock().millis()))
+        .plus(r.lease());
   }
 
   private BatchClaimResult answer(ClaimRequest r, ClaimToken token, List<?> answer) {
@@ -208,9 +360,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     BatchCompleteResult[] out = new BatchCompleteResult[requests.size()];
     List<Integer> sent = new ArrayList<>(requests.size());
     List<byte[]> keys = new ArrayList<>(requests.size());
-    List<byte[]> args = new ArrayList<>(2 + 3 * requests.size());
-    args.add(now());
-    args.add(grace);
+    List<byte[]> args = header(COMPLETE, 3 * requests.size());
     for (int i = 0; i < requests.size(); i++) {
       CompleteRequest r = requests.get(i);
       try {
@@ -225,7 +375,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         out[i] = BatchCompleteResult.failed(r, e);
       }
     }
-    List<?> answers = sent.isEmpty() ? List.of() : runBatch("complete", COMPLETE, keys, args, 2, 3);
+    List<?> answers =
+        sent.isEmpty() ? List.of() : runBatch("complete", COMPLETE, keys, args, HEADER, 3);
     for (int s = 0; s < sent.size(); s++) {
       CompleteRequest r = requests.get(sent.get(s));
       out[sent.get(s)] =
@@ -338,18 +489,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
   @Override
   public void fail(String key, ClaimToken token) {
-    release("fail", FAIL, key, token, List.of(bytes(token.value()), grace));
+    release("fail", FAIL, key, token);
   }
 
   @Override
   public void forget(String key, ClaimToken token) {
-    release("forget", FORGET, key, token, List.of(bytes(token.value())));
+    release("forget", FORGET, key, token);
   }
 
-  private void release(
-      String operation, RedisScript script, String key, ClaimToken token, List<byte[]> args) {
+  private void release(String operation, RedisScript script, String key, ClaimToken token) {
     byte[] k = redisKey(key);
     Objects.requireNonNull(token, "token");
+    List<byte[]> args = header(script, 1);
+    args.add(bytes(token.value()));
     Object done = call(operation, () -> script.run(redis, List.of(k), args));
     if (!Long.valueOf(1L).equals(done)) {
       throw token.notHeldOn(key);
@@ -367,9 +519,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     BatchRenewResult[] out = new BatchRenewResult[requests.size()];
     List<Integer> sent = new ArrayList<>(requests.size());
     List<byte[]> keys = new ArrayList<>(requests.size());
-    List<byte[]> args = new ArrayList<>(2 + 2 * requests.size());
-    args.add(now());
-    args.add(grace);
+    List<byte[]> args = header(RENEW, 2 * requests.size());
     for (int i = 0; i < requests.size(); i++) {
       RenewRequest r = requests.get(i);
       try {
@@ -382,7 +532,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
       args.add(number(r.lease().toMillis()));
       sent.add(i);
     }
-    List<?> answers = sent.isEmpty() ? List.of() : runBatch("renew", RENEW, keys, args, 2, 2);
+    List<?> answers = sent.isEmpty() ? List.of() : runBatch("renew", RENEW, keys, args, HEADER, 2);
     for (int s = 0; s < sent.size(); s++) {
       RenewRequest r = requests.get(sent.get(s));
       Object answer = answers.get(s);
@@ -397,7 +547,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
   @Override
   public Optional<Outcome> getResult(String key) {
     byte[] k = redisKey(key);
-    Object outcome = call("get", () -> GET.run(redis, List.of(k), List.of(now())));
+    Object outcome = call("get", () -> GET.run(redis, List.of(k), header(GET, 0)));
     return outcome == null
         ? Optional.empty()
         : Optional.of(config.codec().decode((byte[]) outcome));
@@ -448,9 +598,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
           groups.add(group.stream().map(found::get).toList());
         }
         CLEAR.runGroups(
-            redis, groups, Collections.nCopies(groups.size(), List.of(prefix)), nodeSenders);
+            redis, groups, Collections.nCopies(groups.size(), header(CLEAR, 0)), nodeSenders);
       } else if (!found.isEmpty()) {
-        CLEAR.run(redis, found, List.of(prefix));
+        CLEAR.run(redis, found, header(CLEAR, 0));
       }
       cursor = page.getCursorAsBytes();
     } while (!Arrays.equals(cursor, ScanParams.SCAN_POINTER_START_BINARY));
@@ -489,6 +639,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
   static String hashTagged(String key) {
     int step = key.indexOf(IdempotencyKeys.STEP_SEPARATOR);
     return step < 0 ? "{" + key + "}" : "{" + key.substring(0, step) + "}" + key.substring(step);
+  }
+
+  /**
+   * The arguments every operation of store.lua starts with, in a list with room for {@code more}.
+   */
+  private List<byte[]> header(RedisScript operation, int more) {
+    List<byte[]> args = new ArrayList<>(HEADER + more);
+    args.add(operation.operation());
+    args.add(now());
+    args.add(grace);
+    args.add(prefix);
+    args.add(format);
+    return args;
   }
 
   private byte[] now() {

@@ -17,7 +17,9 @@ import redis.clients.jedis.Pipeline;
 import redis.clients.jedis.RedisClusterClient;
 import redis.clients.jedis.Response;
 import redis.clients.jedis.UnifiedJedis;
+import redis.clients.jedis.exceptions.JedisConnectionException;
 import redis.clients.jedis.exceptions.JedisDataException;
+import redis.clients.jedis.exceptions.JedisException;
 import redis.clients.jedis.exceptions.JedisNoScriptException;
 
 /**
@@ -30,17 +32,35 @@ final class RedisScript {
   private final byte[] text;
   private final byte[] sha1;
 
-  private RedisScript(String name, byte[] text) {
+  private RedisScript(String name, byte[] text, byte[] sha1) {
     this.name = name;
     this.text = text;
+    this.sha1 = sha1;
+  }
+
+  private static byte[] sha1(byte[] text) {
     try {
-      this.sha1 =
-          HexFormat.of()
-              .formatHex(MessageDigest.getInstance("SHA-1").digest(text))
-              .getBytes(StandardCharsets.US_ASCII);
+      return HexFormat.of()
+          .formatHex(MessageDigest.getInstance("SHA-1").digest(text))
+          .getBytes(StandardCharsets.US_ASCII);
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-1 unavailable", e);
     }
+  }
+
+  /**
+   * The same script for one of its operations: its name is what errors call it and, as bytes, the
+   * argument that selects the operation ({@link #operation()}).
+   */
+  RedisScript named(String operation) {
+    return new RedisScript(operation, text, sha1);
+  }
+
+  /**
+   * @return the name as the script argument that selects the operation
+   */
+  byte[] operation() {
+    return name.getBytes(StandardCharsets.UTF_8);
   }
 
   static RedisScript load(String name) {
@@ -48,7 +68,8 @@ final class RedisScript {
       if (in == null) {
         throw new IllegalStateException("script resource " + name + ".lua missing");
       }
-      return new RedisScript(name, in.readAllBytes());
+      byte[] text = in.readAllBytes();
+      return new RedisScript(name, text, sha1(text));
     } catch (IOException e) {
       throw new UncheckedIOException("cannot read script " + name, e);
     }
@@ -142,10 +163,15 @@ final class RedisScript {
         answers.add(pipeline.evalsha(sha1, keys.get(i), args.get(i)));
       }
       pipeline.sync();
+    } catch (JedisConnectionException e) {
+      throw nodeLost(cluster, e);
     }
     for (int i = 0; i < keys.size(); i++) {
       try {
         out.add(answers.get(i).get());
+      } catch (IllegalStateException e) {
+        // the pipeline leaves the answers of a node it lost during sync unset
+        throw nodeLost(cluster, new JedisConnectionException("a cluster node was lost", e));
       } catch (JedisDataException e) {
         String msg = String.valueOf(e.getMessage());
         if (!msg.startsWith("NOSCRIPT") && !msg.startsWith("MOVED") && !msg.startsWith("ASK")) {
@@ -155,6 +181,20 @@ final class RedisScript {
       }
     }
     return out;
+  }
+
+  /**
+   * A node of the cluster could not be reached: its slot map is read again (to follow a failover),
+   * and the failure goes on as a connection failure.
+   */
+  private static JedisConnectionException nodeLost(
+      RedisClusterClient cluster, JedisConnectionException e) {
+    try {
+      cluster.refreshClusterTopology();
+    } catch (JedisException refresh) {
+      e.addSuppressed(refresh);
+    }
+    return e;
   }
 
   @Override
