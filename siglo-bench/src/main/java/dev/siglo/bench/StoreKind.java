@@ -15,6 +15,7 @@ enum StoreKind {
   OFF("idempotency off"),
   MEMORY("in-memory store"),
   REDIS("Redis store"),
+  REDIS_HASHES("Redis store writing 1.0's hash records (hashRecords)"),
   REDIS_CLUSTER("Redis Cluster store (3 primaries, 3 replicas)"),
   POSTGRES("PostgreSQL store");
 
@@ -22,6 +23,26 @@ enum StoreKind {
 
   StoreKind(String label) {
     this.label = label;
+  }
+
+  /**
+   * @return the least share of the plain loop's rate a configuration must reach, or NaN for none
+   */
+  double rateTarget() {
+    return switch (this) {
+      case MEMORY -> 0.6;
+      case REDIS -> 0.4;
+      case POSTGRES -> 0.15;
+      default -> Double.NaN;
+    };
+  }
+
+  /**
+   * @return whether the store runs on the benchmark's standalone Redis server, whose CPU is
+   *     measured
+   */
+  boolean onStandaloneRedis() {
+    return this == REDIS || this == REDIS_HASHES;
   }
 
   /**
@@ -33,7 +54,7 @@ enum StoreKind {
     return switch (this) {
       case OFF -> null;
       case MEMORY -> InMemoryIdempotencyStore.of();
-      case REDIS -> {
+      case REDIS, REDIS_HASHES -> {
         RedisServer redis = servers.redis();
         RedisIdempotencyStore store =
             RedisIdempotencyStore.of(
@@ -41,6 +62,7 @@ enum StoreKind {
                     .hostAndPort(redis.host(), redis.port())
                     .keyPrefix("bench:")
                     .poolSize(pool)
+                    .hashRecords(this == REDIS_HASHES)
                     .build());
         store.clear();
         yield store;

@@ -32,7 +32,24 @@ local function ms(n)
   return string.format('%.0f', n)
 end
 
+local function readHash(key)
+  local h = redis.pcall('HMGET', key, 's', 't', 'f', 'l', 'r', 'o', 'd', 'x', 'p')
+  if h.err or not h[1] then
+    return h.err and h or nil
+  end
+  return {s = h[1], t = h[2] or '', f = h[3] or '', l = h[4] or '', r = h[5] or '',
+    o = h[6] or '', d = tonumber(h[7] or '0'), x = tonumber(h[8] or '0'), p = h[9], hash = true}
+end
+
+-- the record at key, nil when there is none, or an error reply; a store writing hashes looks for
+-- a hash first, any other for a string first
 local function read(key)
+  if hashes then
+    local rec = readHash(key)
+    if not (rec and rec.err and string.find(rec.err, 'WRONGTYPE', 1, true)) then
+      return rec
+    end
+  end
   local v = redis.pcall('GET', key)
   if not v then
     return nil
@@ -41,12 +58,7 @@ local function read(key)
     if not string.find(v.err or '', 'WRONGTYPE', 1, true) then
       return redis.error_reply(v.err)
     end
-    local h = redis.call('HMGET', key, 's', 't', 'f', 'l', 'r', 'o', 'd', 'x', 'p')
-    if not h[1] then
-      return nil
-    end
-    return {s = h[1], t = h[2] or '', f = h[3] or '', l = h[4] or '', r = h[5] or '',
-      o = h[6] or '', d = tonumber(h[7] or '0'), x = tonumber(h[8] or '0'), p = h[9]}
+    return readHash(key)
   end
   local s, t, l, r, d, x, nf, np, at =
     string.match(v, '^(%a)|([^|]*)|([^|]*)|(%d*)|(%d+)|(%d+)|(%d+)|(%d+)|()')
@@ -59,9 +71,13 @@ local function read(key)
     o = string.sub(v, at + nf + np)}
 end
 
-local function write(key, rec, px)
+-- writes rec over old (what read() found: nil, a hash or a string); a hash overwrites every field,
+-- so only a string in its place is deleted first
+local function write(key, rec, px, old)
   if hashes then
-    redis.call('DEL', key)
+    if old and not old.hash then
+      redis.call('DEL', key)
+    end
     redis.call('HSET', key, 's', rec.s, 't', rec.t, 'f', rec.f, 'l', rec.l, 'r', rec.r,
       'o', rec.o, 'p', prefix, 'd', rec.d, 'x', rec.x)
     redis.call('PEXPIRE', key, px)
@@ -138,7 +154,7 @@ if op == 'claim' then
       end
       local ends = ms(now() + lease)
       write(key, {s = 'p', t = token, f = fingerprint, l = ends, r = '', o = '', d = deliveries,
-        x = takeovers}, lease + grace)
+        x = takeovers}, lease + grace, rec)
       answer = {'K', ends, takeover, math.max(deliveries, 1), takeovers}
     end
     answers[i] = answer
@@ -153,7 +169,7 @@ elseif op == 'complete' then
   local tail = '|' .. #prefix .. '|'
   for i, key in ipairs(KEYS) do
     local token, outcome, retention = ARGV[3 + 3 * i], ARGV[4 + 3 * i], tonumber(ARGV[5 + 3 * i])
-    local v = redis.pcall('GET', key)
+    local v = hashes or redis.pcall('GET', key) -- a store writing hashes reads the long way
     answers[i] = 0
     if type(v) == 'string' and string.sub(v, 1, #token + 3) == 'p|' .. token .. '|'
         and not string.find(token, '|', 1, true) then
@@ -171,7 +187,7 @@ elseif op == 'complete' then
       end
       if rec then
         write(key, {s = 'c', t = '', f = rec.f, l = '', r = ms(now() + retention), o = outcome,
-          d = 0, x = 0}, retention + grace)
+          d = 0, x = 0}, retention + grace, rec)
         answers[i] = 1
       end
     end
@@ -188,7 +204,7 @@ elseif op == 'renew' then
     answers[i] = 0
     if rec then
       rec.l = ms(now() + lease)
-      write(key, rec, lease + grace)
+      write(key, rec, lease + grace, rec)
       answers[i] = rec.l
     end
   end
@@ -206,7 +222,8 @@ elseif op == 'fail' or op == 'forget' then
   if op == 'forget' then
     redis.call('DEL', KEYS[1])
   else
-    write(KEYS[1], {s = 'r', t = '', f = '', l = '', r = '', o = '', d = rec.d, x = rec.x}, grace)
+    write(KEYS[1], {s = 'r', t = '', f = '', l = '', r = '', o = '', d = rec.d, x = rec.x}, grace,
+      rec)
   end
   return 1
 elseif op == 'get' then
