@@ -62,7 +62,7 @@ final class KafkaThroughput extends Scenario {
       // the sequential peer's rate is flat (two round trips a record): measured on fewer records
       record(warmUp, peer, redisPeer(kafka, peerTopic, peerRecords));
       for (StoreKind kind : StoreKind.values()) {
-        boolean postgres = kind == StoreKind.POSTGRES;
+        boolean postgres = kind.onPostgres();
         Sample sample = siglo.computeIfAbsent(kind, k -> new Sample());
         record(
             warmUp,
@@ -80,7 +80,7 @@ final class KafkaThroughput extends Scenario {
         Double.NaN);
     for (StoreKind kind : StoreKind.values()) {
       String conf = "Siglo, " + kind.label + ", concurrency " + CONCURRENCY;
-      if (kind == StoreKind.POSTGRES && pg != n) {
+      if (kind.onPostgres() && pg != n) {
         conf += String.format(" (%,d records)", pg);
       }
       report.compared(SCENARIO, conf, siglo.get(kind), "rec/s", plain, kind.rateTarget());

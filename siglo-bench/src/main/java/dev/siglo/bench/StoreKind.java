@@ -9,6 +9,7 @@ import dev.siglo.store.postgres.PostgresStoreConfig;
 import dev.siglo.store.redis.RedisIdempotencyStore;
 import dev.siglo.store.redis.RedisStoreConfig;
 import dev.siglo.testkit.RedisServer;
+import java.time.Duration;
 
 /** The idempotency store a Siglo configuration runs on ({@link #OFF}: no claims at all). */
 enum StoreKind {
@@ -17,7 +18,8 @@ enum StoreKind {
   REDIS("Redis store"),
   REDIS_HASHES("Redis store writing 1.0's hash records (hashRecords)"),
   REDIS_CLUSTER("Redis Cluster store (3 primaries, 3 replicas)"),
-  POSTGRES("PostgreSQL store");
+  POSTGRES("PostgreSQL store"),
+  POSTGRES_PARTITIONED("PostgreSQL store, partitioned by expiry (6 h partitions)");
 
   final String label;
 
@@ -43,6 +45,13 @@ enum StoreKind {
    */
   boolean onStandaloneRedis() {
     return this == REDIS || this == REDIS_HASHES;
+  }
+
+  /**
+   * @return whether the store runs on the benchmark's PostgreSQL (and its smaller record count)
+   */
+  boolean onPostgres() {
+    return this == POSTGRES || this == POSTGRES_PARTITIONED;
   }
 
   /**
@@ -78,18 +87,20 @@ enum StoreKind {
         store.clear();
         yield store;
       }
-      case POSTGRES -> {
+      case POSTGRES, POSTGRES_PARTITIONED -> {
         HikariConfig hikari = new HikariConfig();
         hikari.setJdbcUrl(servers.postgres().jdbcUrl());
         hikari.setMaximumPoolSize(pool);
         hikari.setPoolName("siglo-bench");
-        PostgresIdempotencyStore store =
-            PostgresIdempotencyStore.of(
-                PostgresStoreConfig.builder(new HikariDataSource(hikari))
-                    .table("siglo_bench")
-                    .createTable(true)
-                    .closeDataSourceOnClose(true)
-                    .build());
+        PostgresStoreConfig.Builder config =
+            PostgresStoreConfig.builder(new HikariDataSource(hikari))
+                .table(this == POSTGRES ? "siglo_bench" : "siglo_bench_partitioned")
+                .createTable(true)
+                .closeDataSourceOnClose(true);
+        if (this == POSTGRES_PARTITIONED) {
+          config.partitioned(Duration.ofHours(6));
+        }
+        PostgresIdempotencyStore store = PostgresIdempotencyStore.of(config.build());
         store.clear();
         yield store;
       }

@@ -102,6 +102,25 @@ public final class StoreConfigurations {
   }
 
   /**
+   * @param dataSource a pooled data source (HikariCP or your framework's)
+   * @return a PostgreSQL store on the partitioned layout
+   */
+  public static PostgresIdempotencyStore partitionedPostgres(DataSource dataSource) {
+    // README:start postgres-partitioned-store
+    PostgresIdempotencyStore postgres =
+        PostgresIdempotencyStore.of(
+            PostgresStoreConfig.builder(dataSource)
+                .schema("payments")
+                .table("siglo_records") // a new table: schema-partitioned.sql
+                .partitioned(Duration.ofHours(6)) // a partition per 6 h of expiry times
+                .createTable(true)
+                .build());
+    postgres.schedulePurge(Duration.ofMinutes(10)); // drops partitions an hour past expiry
+    // README:end postgres-partitioned-store
+    return postgres;
+  }
+
+  /**
    * @param postgres the store whose database also holds the payments table
    * @return a step that writes a payment and its idempotency record in one transaction
    */

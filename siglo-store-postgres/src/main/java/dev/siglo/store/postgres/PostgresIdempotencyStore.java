@@ -68,12 +68,19 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
   private final Object ddlLock = new Object();
   private volatile boolean tableReady;
   private volatile ScheduledExecutorService purger;
+  // the partitioned layout's partitions and claims; null for the single table
+  private final Partitions partitions;
+  private final PartitionedClaims partitionedClaims;
+  private volatile boolean partitionsReady;
 
   private PostgresIdempotencyStore(PostgresStoreConfig config) {
     this.config = config;
     this.table = config.qualifiedTable();
     this.sql = new Sql(table);
     this.tableReady = !config.createTable();
+    boolean partitioned = config.partitionWidth() != null;
+    this.partitions = partitioned ? new Partitions(config) : null;
+    this.partitionedClaims = partitioned ? new PartitionedClaims(this, table, Sql.NOW) : null;
   }
 
   /**
@@ -90,13 +97,15 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
    * @return the schema SQL with this store's table and index names filled in
    */
   public String schemaSql() {
-    try (InputStream in = PostgresIdempotencyStore.class.getResourceAsStream("schema.sql")) {
+    String file = partitions == null ? "schema.sql" : "schema-partitioned.sql";
+    try (InputStream in = PostgresIdempotencyStore.class.getResourceAsStream(file)) {
       String text =
-          new String(
-              Objects.requireNonNull(in, "schema.sql").readAllBytes(), StandardCharsets.UTF_8);
-      return text.replace("${table}", table).replace("${index}", config.quotedIndex());
+          new String(Objects.requireNonNull(in, file).readAllBytes(), StandardCharsets.UTF_8);
+      return text.replace("${table}", table)
+          .replace("${index}", config.quotedIndex())
+          .replace("${keyIndex}", config.quotedKeyIndex());
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot read schema.sql", e);
+      throw new UncheckedIOException("cannot read " + file, e);
     }
   }
 
@@ -107,6 +116,10 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
   }
 
   ClaimResult claimOne(Connection c, ClaimRequest request, String key) throws SQLException {
+    if (partitionedClaims != null) {
+      ensurePartitionsFor(request.lease().toMillis());
+      return partitionedClaims.claim(c, Map.of(key, request)).get(key).resultOrThrow();
+    }
     ClaimToken token = ClaimToken.random();
     for (int attempt = 0; attempt < CLAIM_ATTEMPTS; attempt++) {
       try (PreparedStatement ps = c.prepareStatement(sql.claim)) {
@@ -148,7 +161,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
   }
 
   /** The answer for a row read at column offset {@code col}, or null when the row is expired. */
-  private ClaimResult liveAnswer(String key, ClaimRequest request, ResultSet rs, int col)
+  ClaimResult liveAnswer(String key, ClaimRequest request, ResultSet rs, int col)
       throws SQLException {
     String state = rs.getString(col);
     String fingerprint = rs.getString(col + 1);
@@ -196,6 +209,14 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
   private Map<String, BatchClaimResult> claimBatch(Connection c, Map<String, ClaimRequest> requests)
       throws SQLException {
+    if (partitionedClaims != null) {
+      long lease = 0;
+      for (ClaimRequest r : requests.values()) {
+        lease = Math.max(lease, r.lease().toMillis());
+      }
+      ensurePartitionsFor(lease);
+      return partitionedClaims.claim(c, requests);
+    }
     int n = requests.size();
     String[] keys = new String[n];
     String[] tokens = new String[n];
@@ -296,6 +317,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
   int completeIn(Connection c, String key, ClaimToken token, byte[] encoded, Duration retention)
       throws SQLException {
+    ensurePartitionsFor(retention.toMillis());
     try (PreparedStatement ps = c.prepareStatement(sql.complete)) {
       ps.setBytes(1, encoded);
       setNow(ps, 2);
@@ -342,12 +364,15 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     String[] keys = new String[n];
     String[] tokens = new String[n];
     Long[] retentions = new Long[n];
+    long longest = 0;
     for (int s = 0; s < n; s++) {
       CompleteRequest r = requests.get(sent.get(s));
       keys[s] = r.key();
       tokens[s] = r.token().value();
       retentions[s] = r.retention().toMillis();
+      longest = Math.max(longest, retentions[s]);
     }
+    ensurePartitionsFor(longest);
     try (PreparedStatement ps = c.prepareStatement(sql.completeAll)) {
       setNow(ps, 1);
       ps.setArray(2, c.createArrayOf("text", keys));
@@ -388,6 +413,9 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         run(
             operation,
             c -> {
+              if (withNow) {
+                ensurePartitionsFor(Sql.RELEASED_MEMORY_MS);
+              }
               try (PreparedStatement ps = c.prepareStatement(statement)) {
                 int p = 1;
                 if (withNow) {
@@ -412,6 +440,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         run(
             "renew",
             c -> {
+              ensurePartitionsFor(lease.toMillis());
               try (PreparedStatement ps = c.prepareStatement(sql.renew)) {
                 setNow(ps, 1);
                 ps.setLong(2, lease.toMillis());
@@ -459,11 +488,17 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * Deletes rows whose lease or retention ended more than the purge grace ago, in chunks.
+   * Removes the records whose lease or retention ended more than the purge grace ago. On the single
+   * table, deletes them in chunks; on the partitioned layout ({@link
+   * PostgresStoreConfig.Builder#partitioned}), drops every partition whose rows all ended that long
+   * ago (no {@code DELETE}) and creates the partitions ahead of now.
    *
-   * @return how many rows were deleted
+   * @return how many rows were deleted (single table), or partitions dropped (partitioned)
    */
   public int purgeExpired() {
+    if (partitions != null) {
+      return run("purge", c -> partitions.maintain(databaseNow(c), config.purgeGrace().toMillis()));
+    }
     return run(
         "purge",
         c -> {
@@ -479,6 +514,40 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
           } while (deleted == 10_000);
           return total;
         });
+  }
+
+  /**
+   * @return the partitioned layout's partitions, oldest first: quoted name and upper bound in epoch
+   *     millis (tests and operators)
+   * @throws IllegalStateException on the single table
+   */
+  List<String[]> partitions() {
+    if (partitions == null) {
+      throw new IllegalStateException(table + " is not partitioned");
+    }
+    return run("list partitions", partitions::list);
+  }
+
+  /** Now in the store's clock: the injected one, or the database's. */
+  private long databaseNow(Connection c) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement("SELECT " + Sql.NOW)) {
+      setNow(ps, 1);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+
+  /**
+   * On the partitioned layout, makes sure a row expiring {@code aheadMillis} from now has a
+   * partition (a memory check once it has); nothing on the single table.
+   */
+  void ensurePartitionsFor(long aheadMillis) throws SQLException {
+    if (partitions != null) {
+      long now = config.clock() == null ? System.currentTimeMillis() : config.clock().millis();
+      partitions.ensureFor(now, aheadMillis);
+    }
   }
 
   /**
@@ -542,13 +611,30 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     T run(Connection c) throws SQLException;
   }
 
-  /** Runs work on a borrowed autocommit connection, mapping failures. */
+  /**
+   * Runs work on a borrowed autocommit connection, mapping failures. On the partitioned layout, a
+   * write that found no partition for its row creates it and runs again (a few times: a batch may
+   * need several).
+   */
   <T> T run(String operation, SqlWork<T> work) {
-    try (Connection c = config.dataSource().getConnection()) {
-      ensureTable(c);
-      return work.run(c);
-    } catch (SQLException e) {
-      throw SqlFailures.map(operation, table, e);
+    for (int attempt = 0; ; attempt++) {
+      try (Connection c = config.dataSource().getConnection()) {
+        ensureTable(c);
+        if (partitions != null && !partitionsReady) {
+          partitions.maintain(databaseNow(c), config.purgeGrace().toMillis());
+          partitionsReady = true;
+        }
+        return work.run(c);
+      } catch (SQLException e) {
+        try {
+          if (partitions != null && attempt < 4 && partitions.createFor(e)) {
+            continue;
+          }
+        } catch (SQLException creating) {
+          e.addSuppressed(creating);
+        }
+        throw SqlFailures.map(operation, table, e);
+      }
     }
   }
 

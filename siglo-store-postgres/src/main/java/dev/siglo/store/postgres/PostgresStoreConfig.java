@@ -24,6 +24,9 @@ public final class PostgresStoreConfig {
   /** Default grace past expiry before {@code purgeExpired} deletes a row. */
   public static final Duration DEFAULT_PURGE_GRACE = Duration.ofHours(1);
 
+  /** Default number of partitions the partitioned layout keeps created ahead of now. */
+  public static final int DEFAULT_PARTITIONS_AHEAD = 2;
+
   private static final Pattern IDENTIFIER = Pattern.compile("[a-z_][a-z0-9_]{0,51}");
 
   private final DataSource dataSource;
@@ -34,6 +37,8 @@ public final class PostgresStoreConfig {
   private final OutcomeCodec codec;
   private final Duration purgeGrace;
   private final boolean closeDataSourceOnClose;
+  private final Duration partitionWidth;
+  private final int partitionsAhead;
 
   private PostgresStoreConfig(Builder b) {
     this.dataSource = b.dataSource;
@@ -44,6 +49,40 @@ public final class PostgresStoreConfig {
     this.codec = b.codec;
     this.purgeGrace = b.purgeGrace;
     this.closeDataSourceOnClose = b.closeDataSourceOnClose;
+    this.partitionWidth = b.partitionWidth;
+    this.partitionsAhead = b.partitionsAhead;
+  }
+
+  /**
+   * @return the span of expiry times one partition holds, or {@code null} for the single table (see
+   *     {@link Builder#partitioned})
+   */
+  public Duration partitionWidth() {
+    return partitionWidth;
+  }
+
+  /**
+   * @return how many partitions are kept created ahead of now (partitioned layout)
+   */
+  public int partitionsAhead() {
+    return partitionsAhead;
+  }
+
+  /**
+   * @return the quoted name of the partitioned layout's index on the key
+   */
+  String quotedKeyIndex() {
+    return quote(table + "_key_idx");
+  }
+
+  /**
+   * @param start the first expiry millis the partition holds
+   * @return the quoted, possibly schema-qualified name of that partition: the table's name, {@code
+   *     _p} and the start in seconds, base 36 (at most 63 characters)
+   */
+  String qualifiedPartition(long start) {
+    String name = table + "_p" + Long.toString(Math.floorDiv(start, 1000), 36).replace('-', 'n');
+    return schema == null ? quote(name) : quote(schema) + "." + quote(name);
   }
 
   /**
@@ -134,6 +173,7 @@ public final class PostgresStoreConfig {
         + qualifiedTable()
         + ", createTable="
         + createTable
+        + (partitionWidth == null ? "" : ", partitioned by expiry every " + partitionWidth)
         + ", clock="
         + (clock == null ? "database" : clock)
         + "]";
@@ -149,6 +189,8 @@ public final class PostgresStoreConfig {
     private OutcomeCodec codec = JsonOutcomeCodec.of();
     private Duration purgeGrace = DEFAULT_PURGE_GRACE;
     private boolean closeDataSourceOnClose;
+    private Duration partitionWidth;
+    private int partitionsAhead = DEFAULT_PARTITIONS_AHEAD;
 
     private Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -156,7 +198,7 @@ public final class PostgresStoreConfig {
 
     /**
      * @param table the table name: lowercase letters, digits and {@code _}, starting with a letter
-     *     or {@code _}, at most 52 characters (the expiry index adds a suffix)
+     *     or {@code _}, at most 52 characters (index and partition names add a suffix)
      * @return this builder
      * @throws SigloConfigurationException when the name is not such an identifier
      */
@@ -217,6 +259,46 @@ public final class PostgresStoreConfig {
      */
     public Builder closeDataSourceOnClose(boolean close) {
       this.closeDataSourceOnClose = close;
+      return this;
+    }
+
+    /**
+     * Keeps the records in a table partitioned by expiry (off by default: one table, purged with
+     * {@code DELETE}). Each partition holds the rows whose lease or retention ends within one
+     * {@code width}; the store creates partitions {@link #partitionsAhead ahead} of time (and any
+     * other a write needs), and {@link PostgresIdempotencyStore#purgeExpired()} drops a partition
+     * once its every row expired more than the purge grace ago: no {@code DELETE}, no bloat, no
+     * vacuum of dead rows. The contract is the same; each claim costs a few more statements (an
+     * advisory lock serializes the claims of one key, as the table can have no primary key). The
+     * table ({@code schema-partitioned.sql}) differs from the single one: migrate by copying the
+     * live rows into a new table (README). A table's width must not change once it has partitions.
+     * A read by key probes every partition, so keep them few: a width of a quarter to an eighth of
+     * the retention, and longer than the lease.
+     *
+     * @param width the span of one partition, whole seconds, at least one
+     * @return this builder
+     * @throws SigloConfigurationException when the width is not whole seconds or shorter than one
+     */
+    public Builder partitioned(Duration width) {
+      Durations.requirePositive(width, "partitionWidth");
+      if (width.toMillis() % 1000 != 0) {
+        throw new SigloConfigurationException("partitionWidth must be whole seconds, was " + width);
+      }
+      this.partitionWidth = width;
+      return this;
+    }
+
+    /**
+     * @param partitions how many partitions the partitioned layout keeps created ahead of now, at
+     *     least 1 (default {@value #DEFAULT_PARTITIONS_AHEAD})
+     * @return this builder
+     */
+    public Builder partitionsAhead(int partitions) {
+      if (partitions < 1) {
+        throw new SigloConfigurationException(
+            "partitionsAhead must be at least 1, was " + partitions);
+      }
+      this.partitionsAhead = partitions;
       return this;
     }
 

@@ -6,7 +6,7 @@ package dev.siglo.store.postgres;
  * database clock ({@code statement_timestamp()}, the same for every use within one statement).
  */
 final class Sql {
-  private static final String NOW =
+  static final String NOW =
       "COALESCE(CAST(? AS BIGINT), CAST(EXTRACT(EPOCH FROM statement_timestamp()) * 1000 AS BIGINT))";
 
   /**

@@ -29,6 +29,15 @@ final class SqlFailures {
               + " store with createTable(true)",
           e);
     }
+    if (state.equals("42501")) {
+      return new SigloConfigurationException(
+          "the data source's role may not use or change "
+              + table
+              + " (42501, insufficient privilege; the partitioned layout also needs CREATE on its"
+              + " schema): "
+              + e.getMessage(),
+          e);
+    }
     if (state.startsWith("28")) {
       return new SigloConfigurationException(
           "PostgreSQL rejected the credentials of the data source (" + state + ")", e);
@@ -40,7 +49,9 @@ final class SqlFailures {
         || state.startsWith("57P")
         || state.equals("57014")
         || state.equals("40001")
-        || state.equals("40P01")) {
+        || state.equals("40P01")
+        // a partitioned table without a partition for the row: maintenance creates it
+        || (state.equals("23514") && String.valueOf(e.getMessage()).contains("no partition"))) {
       return new IdempotencyStoreUnavailableException(
           "PostgreSQL unavailable during " + operation + " (" + state + "): " + e.getMessage(), e);
     }
