@@ -65,6 +65,27 @@ class RedisRecordFormatIT {
             .build());
   }
 
+  /** A claim as 1.0's claim script wrote it: one delivery, no takeover, the lease from now. */
+  private void writeHashClaimOf10(String key, String token, String fingerprint) {
+    raw.hset(
+        PREFIX + key,
+        Map.of(
+            "s",
+            "p",
+            "t",
+            token,
+            "f",
+            fingerprint,
+            "l",
+            millisFromNow(LEASE),
+            "p",
+            PREFIX,
+            "d",
+            "1",
+            "x",
+            "0"));
+  }
+
   private String millisFromNow(Duration d) {
     return Long.toString(clock.millis() + d.toMillis());
   }
@@ -101,23 +122,7 @@ class RedisRecordFormatIT {
   @Test
   void anAbandonedHashClaimOf10IsTakenOverWithItsCountsAndRewrittenAsAString() {
     String key = IdempotencyKeys.defaults().key("order-2");
-    raw.hset(
-        PREFIX + key,
-        Map.of(
-            "s",
-            "p",
-            "t",
-            "tok-1-0",
-            "f",
-            "",
-            "l",
-            millisFromNow(LEASE),
-            "p",
-            PREFIX,
-            "d",
-            "1",
-            "x",
-            "0"));
+    writeHashClaimOf10(key, "tok-1-0", "");
     raw.pexpire(PREFIX + key, LEASE.plusHours(1).toMillis());
 
     assertThat(strings.claim(new ClaimRequest(key, null, LEASE)))
@@ -139,23 +144,7 @@ class RedisRecordFormatIT {
   @Test
   void aHashClaimOf10IsCompletedByItsTokenAndNoOther() {
     String key = IdempotencyKeys.defaults().key("order-3");
-    raw.hset(
-        PREFIX + key,
-        Map.of(
-            "s",
-            "p",
-            "t",
-            "tok-1-1",
-            "f",
-            "fp",
-            "l",
-            millisFromNow(LEASE),
-            "p",
-            PREFIX,
-            "d",
-            "1",
-            "x",
-            "0"));
+    writeHashClaimOf10(key, "tok-1-1", "fp");
 
     assertThat(
             strings.completeAll(
