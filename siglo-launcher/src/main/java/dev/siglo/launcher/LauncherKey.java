@@ -38,6 +38,11 @@ public enum LauncherKey {
       "siglo.store.redis.password",
       "none",
       "Redis password (prefer the environment variable `SIGLO_STORE_REDIS_PASSWORD`)"),
+  /** Redis record format. */
+  STORE_REDIS_HASH_RECORDS(
+      "siglo.store.redis.hash-records",
+      "false",
+      "`true` writes 1.0's hash records, for a rolling upgrade from 1.0 (README)"),
   /** PostgreSQL URL. */
   STORE_POSTGRES_URL(
       "siglo.store.postgres.url",
@@ -48,6 +53,12 @@ public enum LauncherKey {
       "siglo.store.postgres.table",
       PostgresStoreConfig.DEFAULT_TABLE,
       "record table (created when missing)"),
+  /** PostgreSQL partitioning. */
+  STORE_POSTGRES_PARTITION_WIDTH(
+      "siglo.store.postgres.partition-width",
+      "(none)",
+      "an ISO-8601 duration such as `PT6H`: records in a table partitioned by expiry, one"
+          + " partition per width, dropped once expired (a table of its own: README)"),
   /** In-process attempts. */
   RETRY_MAX_ATTEMPTS(
       "siglo.retry.max-attempts",

@@ -258,22 +258,46 @@ public final class SigloLauncher {
           RedisStoreConfig.custom()
               .hostAndPort(uri.getHost(), uri.getPort())
               .credentials(null, config.get(LauncherKey.STORE_REDIS_PASSWORD))
+              .hashRecords(
+                  config
+                      .oneOf(LauncherKey.STORE_REDIS_HASH_RECORDS, "true", "false")
+                      .equals("true"))
               .build());
     }
     if (kind.equals("postgres")) {
+      Duration width = partitionWidth(config);
       HikariConfig pool = new HikariConfig();
       pool.setJdbcUrl(config.required(LauncherKey.STORE_POSTGRES_URL));
       pool.setMaximumPoolSize(Math.max(4, config.positiveInt(LauncherKey.CONCURRENCY)));
       pool.setPoolName("siglo-store");
       pool.setInitializationFailTimeout(-1); // an unreachable database is transient, not fatal
-      return PostgresIdempotencyStore.of(
+      PostgresStoreConfig.Builder postgres =
           PostgresStoreConfig.builder(new HikariDataSource(pool))
               .table(config.required(LauncherKey.STORE_POSTGRES_TABLE))
               .createTable(true)
-              .closeDataSourceOnClose(true)
-              .build());
+              .closeDataSourceOnClose(true);
+      if (width != null) {
+        postgres.partitioned(width);
+      }
+      return PostgresIdempotencyStore.of(postgres.build());
     }
     return InMemoryIdempotencyStore.of();
+  }
+
+  /**
+   * @return the PostgreSQL store's partition width, checked, or null for the single table
+   */
+  private static Duration partitionWidth(LauncherConfig config) {
+    if (config.get(LauncherKey.STORE_POSTGRES_PARTITION_WIDTH) == null) {
+      return null;
+    }
+    Duration width = config.duration(LauncherKey.STORE_POSTGRES_PARTITION_WIDTH);
+    if (width.isNegative() || width.isZero() || width.toMillis() % 1000 != 0) {
+      throw config.error(
+          LauncherKey.STORE_POSTGRES_PARTITION_WIDTH.key(),
+          "'" + width + "' must be a positive number of whole seconds");
+    }
+    return width;
   }
 
   /**

@@ -69,6 +69,26 @@ class LauncherConfigTest {
         .hasMessageContaining("siglo.concurrency: '-3' must be at least 1");
     assertThatThrownBy(() -> SigloLauncher.start(config(VALID + "siglo.store=mongo\n", Map.of())))
         .hasMessageContaining("siglo.store: 'mongo' must be one of memory, redis, postgres");
+    String postgres =
+        "siglo.store=postgres\nsiglo.store.postgres.url=jdbc:postgresql://127.0.0.1:1/x\n";
+    assertThatThrownBy(
+            () ->
+                SigloLauncher.start(
+                    config(
+                        VALID + postgres + "siglo.store.postgres.partition-width=PT1.5S\n",
+                        Map.of())))
+        .hasMessageContaining(
+            "siglo.store.postgres.partition-width: 'PT1.5S' must be a positive number of whole"
+                + " seconds");
+    assertThatThrownBy(
+            () ->
+                SigloLauncher.start(
+                    config(
+                        VALID
+                            + "siglo.store=redis\nsiglo.store.redis.url=redis://127.0.0.1:1\n"
+                            + "siglo.store.redis.hash-records=maybe\n",
+                        Map.of())))
+        .hasMessageContaining("siglo.store.redis.hash-records: 'maybe' must be one of true, false");
     assertThatThrownBy(() -> SigloLauncher.start(config(VALID + "siglo.key=headr:x\n", Map.of())))
         .hasMessageContaining("siglo.key: 'headr:x' is not a key source");
     assertThatThrownBy(
