@@ -240,21 +240,32 @@ public final class PollLoop implements Runnable {
     Set<String> missing = new HashSet<>(settings.topics());
     Set<String> existing;
     while (true) {
-      existing = c.listTopics(LIST_TOPICS_TIMEOUT).keySet();
-      missing.removeAll(existing);
-      if (missing.isEmpty()) {
-        break;
+      try {
+        existing = c.listTopics(LIST_TOPICS_TIMEOUT).keySet();
+      } catch (org.apache.kafka.common.errors.TimeoutException e) {
+        // no answer yet (a broker starting, restarting or overloaded): ask again until the deadline
+        existing = null;
+      }
+      if (existing != null) {
+        missing.removeAll(existing);
+        if (missing.isEmpty()) {
+          break;
+        }
       }
       if (stopRequested) {
         return;
       }
       if (time.nanoTime() - deadline > 0) {
         throw new SigloConfigurationException(
-            "topic(s) "
-                + missing
-                + " do not exist (checked for "
-                + settings.topicCheckTimeout()
-                + ")");
+            existing == null
+                ? "Kafka did not answer a metadata request within "
+                    + settings.topicCheckTimeout()
+                    + " (check bootstrap.servers and that the cluster is up)"
+                : "topic(s) "
+                    + missing
+                    + " do not exist (checked for "
+                    + settings.topicCheckTimeout()
+                    + ")");
       }
       time.sleep(TOPIC_CHECK_PAUSE);
     }

@@ -46,9 +46,21 @@ class PollLoopTest {
   private final SwitchGate gate = new SwitchGate();
   private final Map<TopicPartition, Long> commits = new ConcurrentHashMap<>();
 
+  // metadata requests left to time out, as a broker that does not answer yet
+  private final AtomicInteger metadataTimeouts = new AtomicInteger();
+
   /** Records every commit: MockConsumer answers {@code committed} only while assigned and open. */
   private final MockConsumer<byte[], byte[]> consumer =
       new MockConsumer<>("earliest") {
+        @Override
+        public synchronized Map<String, List<PartitionInfo>> listTopics(Duration timeout) {
+          if (metadataTimeouts.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+            throw new org.apache.kafka.common.errors.TimeoutException(
+                "Timeout expired while fetching topic metadata");
+          }
+          return super.listTopics(timeout);
+        }
+
         @Override
         public synchronized void commitAsync(
             Map<TopicPartition, OffsetAndMetadata> offsets, OffsetCommitCallback callback) {
@@ -220,6 +232,34 @@ class PollLoopTest {
         .isBetween(
             SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT,
             SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT.plusMillis(500));
+  }
+
+  @Test
+  void metadataRequestsThatTimeOutAreAskedAgainAndTheConsumerRuns() {
+    topicExistsWithTwoPartitions();
+    metadataTimeouts.set(3);
+    start(settings(SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT, false));
+    assignAndSend(List.of(P0, P1), 2);
+
+    await().atMost(Duration.ofSeconds(10)).until(() -> runs.get() == 4);
+    assertThat(metadataTimeouts).hasValue(0);
+    assertThat(termination).isNotDone();
+  }
+
+  @Test
+  void aClusterThatNeverAnswersStopsTheConsumerWithOneLineAfterTheTopicCheckTimeout() {
+    topicExistsWithTwoPartitions();
+    metadataTimeouts.set(Integer.MAX_VALUE);
+    start(settings(SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT, false));
+
+    assertThatThrownBy(() -> termination.get(10, TimeUnit.SECONDS))
+        .cause()
+        .isInstanceOf(SigloConfigurationException.class)
+        .hasMessage(
+            "Kafka did not answer a metadata request within "
+                + SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT
+                + " (check bootstrap.servers and that the cluster is up)");
+    assertThat(runs).hasValue(0);
   }
 
   @Test
