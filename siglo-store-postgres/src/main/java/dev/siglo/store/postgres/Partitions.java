@@ -23,7 +23,9 @@ import java.util.regex.Pattern;
 final class Partitions {
   private static final Pattern UPPER_BOUND = Pattern.compile("TO \\('?(-?\\d+)'?\\)");
   private static final Pattern FAILING_VALUE = Pattern.compile("\\) = \\((-?\\d+)\\)");
+  // DDL waits at most this for the table's lock (queries queue behind a waiting DDL)
   private static final String DDL_LOCK_TIMEOUT = "SET lock_timeout = '2s'";
+  private static final String RESET_LOCK_TIMEOUT = "RESET lock_timeout";
 
   private final PostgresStoreConfig config;
   private final long width;
@@ -38,12 +40,15 @@ final class Partitions {
   /**
    * Makes sure the partitions exist for rows expiring {@code ahead} millis from {@code now}: that
    * one and its neighbours (so a database clock a little off this process's is covered).
+   *
+   * @param c the caller's connection, used for the DDL when it is in autocommit (else one of its
+   *     own is borrowed: DDL never runs inside a caller's transaction)
    */
-  void ensureFor(long now, long ahead) throws SQLException {
+  void ensureFor(Connection c, long now, long ahead) throws SQLException {
     long start = start(now + ahead);
     for (long s = start - width; s <= start + width; s += width) {
       if (!known.contains(s)) {
-        create(s);
+        create(c != null && c.getAutoCommit() ? c : null, s);
       }
     }
   }
@@ -65,7 +70,7 @@ final class Partitions {
     if (!m.find()) {
       return false;
     }
-    create(start(Long.parseLong(m.group(1))));
+    create(null, start(Long.parseLong(m.group(1))));
     return true;
   }
 
@@ -74,35 +79,45 @@ final class Partitions {
    * PostgresStoreConfig#partitionsAhead()} ahead, then drops every partition whose upper bound is
    * more than {@code grace} millis before {@code now}: all its rows expired that long ago.
    *
+   * @param c an autocommit connection of the store's
    * @return how many partitions were dropped
    */
-  int maintain(long now, long grace) throws SQLException {
+  int maintain(Connection c, long now, long grace) throws SQLException {
     long first = start(now) - width;
     for (int i = 0; i <= config.partitionsAhead() + 1; i++) {
       long s = first + i * width;
       if (!known.contains(s)) {
-        create(s);
+        create(c, s);
       }
     }
     int dropped = 0;
-    try (Connection c = config.dataSource().getConnection();
-        Statement s = c.createStatement()) {
-      c.setAutoCommit(true);
+    try (Statement s = c.createStatement()) {
       s.execute(DDL_LOCK_TIMEOUT);
-      for (String[] partition : list(c)) {
-        long upper = Long.parseLong(partition[1]);
-        if (upper + grace <= now) {
-          try {
-            s.execute("DROP TABLE IF EXISTS " + partition[0]);
-            dropped++;
-            known.remove(upper - width);
-          } catch (SQLException e) {
-            if (!"55P03".equals(e.getSQLState())) {
-              throw e;
-            }
-            // busy: dropped by the next maintenance
-          }
+      try {
+        dropped = dropExpired(c, s, now, grace);
+      } finally {
+        s.execute(RESET_LOCK_TIMEOUT);
+      }
+    }
+    return dropped;
+  }
+
+  private int dropExpired(Connection c, Statement s, long now, long grace) throws SQLException {
+    int dropped = 0;
+    for (String[] partition : list(c)) {
+      long upper = Long.parseLong(partition[1]);
+      if (upper + grace > now) {
+        continue;
+      }
+      try {
+        s.execute("DROP TABLE IF EXISTS " + partition[0]);
+        dropped++;
+        known.remove(upper - width);
+      } catch (SQLException e) {
+        if (!"55P03".equals(e.getSQLState())) {
+          throw e;
         }
+        // busy past the lock timeout: dropped by the next maintenance
       }
     }
     return dropped;
@@ -141,21 +156,34 @@ final class Partitions {
     return Math.floorDiv(expiry, width) * width;
   }
 
-  private void create(long start) throws SQLException {
-    try (Connection c = config.dataSource().getConnection();
-        Statement s = c.createStatement()) {
-      c.setAutoCommit(true);
+  /**
+   * Creates one partition on {@code c} (an autocommit connection of the caller's), or on a
+   * connection of its own when {@code c} is null.
+   */
+  private void create(Connection c, long start) throws SQLException {
+    if (c == null) {
+      try (Connection own = config.dataSource().getConnection()) {
+        own.setAutoCommit(true);
+        create(own, start);
+      }
+      return;
+    }
+    try (Statement s = c.createStatement()) {
       s.execute(DDL_LOCK_TIMEOUT);
-      s.execute(
-          "CREATE TABLE IF NOT EXISTS "
-              + config.qualifiedPartition(start)
-              + " PARTITION OF "
-              + config.qualifiedTable()
-              + " FOR VALUES FROM ("
-              + start
-              + ") TO ("
-              + (start + width)
-              + ")");
+      try {
+        s.execute(
+            "CREATE TABLE IF NOT EXISTS "
+                + config.qualifiedPartition(start)
+                + " PARTITION OF "
+                + config.qualifiedTable()
+                + " FOR VALUES FROM ("
+                + start
+                + ") TO ("
+                + (start + width)
+                + ")");
+      } finally {
+        s.execute(RESET_LOCK_TIMEOUT);
+      }
     } catch (SQLException e) {
       // 42P07, 23505: another process created it meanwhile; 42P17: an existing partition covers it
       if (!"42P07".equals(e.getSQLState())

@@ -117,7 +117,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
   ClaimResult claimOne(Connection c, ClaimRequest request, String key) throws SQLException {
     if (partitionedClaims != null) {
-      ensurePartitionsFor(request.lease().toMillis());
+      ensurePartitionsFor(c, request.lease().toMillis());
       return partitionedClaims.claim(c, Map.of(key, request)).get(key).resultOrThrow();
     }
     ClaimToken token = ClaimToken.random();
@@ -214,7 +214,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
       for (ClaimRequest r : requests.values()) {
         lease = Math.max(lease, r.lease().toMillis());
       }
-      ensurePartitionsFor(lease);
+      ensurePartitionsFor(c, lease);
       return partitionedClaims.claim(c, requests);
     }
     int n = requests.size();
@@ -317,7 +317,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
 
   int completeIn(Connection c, String key, ClaimToken token, byte[] encoded, Duration retention)
       throws SQLException {
-    ensurePartitionsFor(retention.toMillis());
+    ensurePartitionsFor(c, retention.toMillis());
     try (PreparedStatement ps = c.prepareStatement(sql.complete)) {
       ps.setBytes(1, encoded);
       setNow(ps, 2);
@@ -372,7 +372,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
       retentions[s] = r.retention().toMillis();
       longest = Math.max(longest, retentions[s]);
     }
-    ensurePartitionsFor(longest);
+    ensurePartitionsFor(c, longest);
     try (PreparedStatement ps = c.prepareStatement(sql.completeAll)) {
       setNow(ps, 1);
       ps.setArray(2, c.createArrayOf("text", keys));
@@ -414,7 +414,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
             operation,
             c -> {
               if (withNow) {
-                ensurePartitionsFor(Sql.RELEASED_MEMORY_MS);
+                ensurePartitionsFor(c, Sql.RELEASED_MEMORY_MS);
               }
               try (PreparedStatement ps = c.prepareStatement(statement)) {
                 int p = 1;
@@ -440,7 +440,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         run(
             "renew",
             c -> {
-              ensurePartitionsFor(lease.toMillis());
+              ensurePartitionsFor(c, lease.toMillis());
               try (PreparedStatement ps = c.prepareStatement(sql.renew)) {
                 setNow(ps, 1);
                 ps.setLong(2, lease.toMillis());
@@ -497,7 +497,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
    */
   public int purgeExpired() {
     if (partitions != null) {
-      return run("purge", c -> partitions.maintain(databaseNow(c), config.purgeGrace().toMillis()));
+      return run(
+          "purge", c -> partitions.maintain(c, databaseNow(c), config.purgeGrace().toMillis()));
     }
     return run(
         "purge",
@@ -542,11 +543,14 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
   /**
    * On the partitioned layout, makes sure a row expiring {@code aheadMillis} from now has a
    * partition (a memory check once it has); nothing on the single table.
+   *
+   * @param c the connection the write will use: the DDL runs on it when it is in autocommit, else
+   *     (a caller's transaction) on a connection of its own
    */
-  void ensurePartitionsFor(long aheadMillis) throws SQLException {
+  void ensurePartitionsFor(Connection c, long aheadMillis) throws SQLException {
     if (partitions != null) {
       long now = config.clock() == null ? System.currentTimeMillis() : config.clock().millis();
-      partitions.ensureFor(now, aheadMillis);
+      partitions.ensureFor(c, now, aheadMillis);
     }
   }
 
@@ -621,7 +625,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
       try (Connection c = config.dataSource().getConnection()) {
         ensureTable(c);
         if (partitions != null && !partitionsReady) {
-          partitions.maintain(databaseNow(c), config.purgeGrace().toMillis());
+          partitions.maintain(c, databaseNow(c), config.purgeGrace().toMillis());
           partitionsReady = true;
         }
         return work.run(c);

@@ -48,6 +48,9 @@ final class TransactionalRunner {
     String table = store.config().qualifiedTable();
     try (Connection c = store.config().dataSource().getConnection()) {
       store.ensureTable(c);
+      // partitions for the claim and the record are made before the transaction begins
+      store.ensurePartitionsFor(c, options.lease().toMillis());
+      store.ensurePartitionsFor(c, options.ttl().toMillis());
       boolean autoCommit = c.getAutoCommit();
       c.setAutoCommit(false);
       try {

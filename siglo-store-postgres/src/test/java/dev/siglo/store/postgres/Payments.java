@@ -61,10 +61,10 @@ final class Payments {
     }
   }
 
-  static int records(DataSource ds, String keyFragment) throws SQLException {
+  static int records(DataSource ds, String table, String keyFragment) throws SQLException {
     try (Connection c = ds.getConnection();
         PreparedStatement ps =
-            c.prepareStatement("SELECT count(*) FROM " + RECORDS + " WHERE idem_key LIKE ?")) {
+            c.prepareStatement("SELECT count(*) FROM " + table + " WHERE idem_key LIKE ?")) {
       ps.setString(1, "%" + keyFragment + "%");
       try (ResultSet rs = ps.executeQuery()) {
         rs.next();

@@ -36,8 +36,10 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 class TransactionalStepIT {
   @RegisterExtension static final PostgresServerExtension PG = new PostgresServerExtension(false);
 
-  private static HikariDataSource ds;
-  private static PostgresIdempotencyStore store;
+  static HikariDataSource ds;
+  // the single table; PartitionedTransactionalStepIT runs every test again on the partitioned
+  // layout
+  static PostgresIdempotencyStore store;
 
   @BeforeAll
   static void setUp() throws Exception {
@@ -49,6 +51,10 @@ class TransactionalStepIT {
   @AfterAll
   static void tearDown() {
     ds.close();
+  }
+
+  private static int records(String keyFragment) throws Exception {
+    return Payments.records(ds, store.config().table(), keyFragment);
   }
 
   private static String order(String name) {
@@ -78,7 +84,7 @@ class TransactionalStepIT {
     }
 
     assertThat(Payments.rows(ds, orderId)).as("the payment row did not survive").isZero();
-    assertThat(Payments.records(ds, "payment:" + orderId)).as("nor did the step's record").isZero();
+    assertThat(records("payment:" + orderId)).as("nor did the step's record").isZero();
 
     AtomicInteger bodies = new AtomicInteger();
     MessageProcessor redelivery =
@@ -91,7 +97,7 @@ class TransactionalStepIT {
     assertThat(((Disposition.Ack) again).reason()).isEqualTo(Disposition.AckReason.DUPLICATE);
     assertThat(bodies).hasValue(1);
     assertThat(Payments.rows(ds, orderId)).isEqualTo(1);
-    assertThat(Payments.records(ds, "payment:" + orderId)).isEqualTo(1);
+    assertThat(records("payment:" + orderId)).isEqualTo(1);
   }
 
   @Test
@@ -111,7 +117,7 @@ class TransactionalStepIT {
     assertThatThrownBy(() -> runStep(step, orderId)).isInstanceOf(OutcomeTooLargeException.class);
 
     assertThat(Payments.rows(ds, orderId)).isZero();
-    assertThat(Payments.records(ds, orderId)).isZero();
+    assertThat(records(orderId)).isZero();
   }
 
   static final class InsufficientFunds extends PermanentException {
@@ -145,7 +151,7 @@ class TransactionalStepIT {
 
     assertThat(bodies).hasValue(1);
     assertThat(Payments.rows(ds, orderId)).isZero();
-    assertThat(Payments.records(ds, orderId)).isEqualTo(1);
+    assertThat(records(orderId)).isEqualTo(1);
   }
 
   @Test
@@ -168,7 +174,7 @@ class TransactionalStepIT {
 
     assertThatThrownBy(() -> runStep(step, orderId)).isInstanceOf(TransientException.class);
     assertThat(Payments.rows(ds, orderId)).isZero();
-    assertThat(Payments.records(ds, orderId)).isZero();
+    assertThat(records(orderId)).isZero();
 
     assertThat(runStep(step, orderId)).isEqualTo(7L);
     assertThat(runStep(step, orderId)).isEqualTo(7L);

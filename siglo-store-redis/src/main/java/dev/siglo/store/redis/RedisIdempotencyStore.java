@@ -51,25 +51,31 @@ import redis.clients.jedis.resps.ScanResult;
 import redis.clients.jedis.util.JedisClusterCRC16;
 
 /**
- * An {@link IdempotencyStore} on Redis 6.2+ (jedis). One Redis hash per record ({@code
- * <prefix><key>}: state, token, fingerprint, lease end, retention end, outcome); every state change
- * is one Lua script that checks the owner token and the stored timestamps, so the store is correct
- * under any interleaving of processes. Keys and values are script arguments, never script text.
+ * An {@link IdempotencyStore} on Redis 6.2+ (jedis). One Redis string per record ({@code
+ * <prefix><key>}: state, token, lease end, retention end, counts, fingerprint, store prefix,
+ * outcome; the format is described in {@code store.lua}). A claim of a key that has no record is a
+ * native {@code SET NX PX}, which only succeeds on an absent key; every other state change is one
+ * operation of the {@code store.lua} script, which checks the owner token and the stored
+ * timestamps, so the store is correct under any interleaving of processes. Keys and values are
+ * script arguments, never script text. Records written as hashes by Siglo 1.0 are read too, and
+ * written as hashes with {@link RedisStoreConfig.Builder#hashRecords} (a rolling upgrade).
  *
  * <p>Expiry is decided by the stored timestamps against the Redis server's clock ({@code TIME}),
- * one clock for all processes, unless {@link RedisStoreConfig.Builder#clock} injects one (tests).
- * Redis's own key expiry ({@code PEXPIRE}, lifetime plus a grace) only collects garbage.
+ * one clock for all processes, unless {@link RedisStoreConfig.Builder#clock} injects one (tests). A
+ * native claim under the server clock stores its lease end as the key's expiry less the grace, read
+ * back with {@code PTTL}. Redis's own key expiry (lifetime plus a grace) otherwise only collects
+ * garbage.
  *
  * <p>Three deployments ({@link RedisStoreConfig}): a standalone server; the primary Redis Sentinel
  * names, followed across failovers; a Redis Cluster, where each batch is split by hash slot (a
  * script touches one slot) and the groups go out in one pipeline. {@link
  * RedisStoreConfig#replicaAcks()} makes claims and completions wait for replicas ({@code WAIT}).
  *
- * <p>{@link #claimAll} claims a whole batch in one script call (one round trip). Connections come
- * from a pool created once; a connection failure or timeout becomes {@link
- * IdempotencyStoreUnavailableException} with the cause attached, and the store recovers by itself
- * when Redis comes back. Rejected credentials become a {@link SigloConfigurationException} that
- * never contains the password. Thread-safe.
+ * <p>{@link #claimAll} claims a whole batch in one pipeline of {@code SET NX PX} (one round trip),
+ * and the keys that had a record in one script call after it. Connections come from a pool created
+ * once; a connection failure or timeout becomes {@link IdempotencyStoreUnavailableException} with
+ * the cause attached, and the store recovers by itself when Redis comes back. Rejected credentials
+ * become a {@link SigloConfigurationException} that never contains the password. Thread-safe.
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
   private static final RedisScript STORE = RedisScript.load("store");
