@@ -31,11 +31,13 @@ final class RedisScript {
   private final String name;
   private final byte[] text;
   private final byte[] sha1;
+  private final byte[] operation;
 
   private RedisScript(String name, byte[] text, byte[] sha1) {
     this.name = name;
     this.text = text;
     this.sha1 = sha1;
+    this.operation = name.getBytes(StandardCharsets.UTF_8);
   }
 
   private static byte[] sha1(byte[] text) {
@@ -60,7 +62,7 @@ final class RedisScript {
    * @return the name as the script argument that selects the operation
    */
   byte[] operation() {
-    return name.getBytes(StandardCharsets.UTF_8);
+    return operation;
   }
 
   static RedisScript load(String name) {
