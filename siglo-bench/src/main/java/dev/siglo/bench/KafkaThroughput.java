@@ -225,6 +225,9 @@ final class KafkaThroughput extends Scenario {
             handler,
             ledger,
             null);
+    if (kind.onPostgres()) {
+      StoreKind.vacuum(servers);
+    }
     if (serverCpu != null && !cold) {
       Sample[] server =
           redisServer.computeIfAbsent(

@@ -9,7 +9,12 @@ import dev.siglo.store.postgres.PostgresStoreConfig;
 import dev.siglo.store.redis.RedisIdempotencyStore;
 import dev.siglo.store.redis.RedisStoreConfig;
 import dev.siglo.testkit.RedisServer;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 
 /** The idempotency store a Siglo configuration runs on ({@link #OFF}: no claims at all). */
 enum StoreKind {
@@ -105,6 +110,25 @@ enum StoreKind {
         yield store;
       }
     };
+  }
+
+  /**
+   * Vacuums the benchmark's PostgreSQL tables (every partition of the partitioned one), after a run
+   * and outside its window: the rows the run's store deleted are reclaimed now, so the next run,
+   * whichever layout it is, does not share the two cores with autovacuum doing it.
+   */
+  static void vacuum(Servers servers) {
+    try (Connection c = DriverManager.getConnection(servers.postgres().jdbcUrl());
+        Statement s = c.createStatement()) {
+      for (String table : List.of("siglo_bench", "siglo_bench_partitioned")) {
+        if (s.executeQuery("SELECT to_regclass('" + table + "') IS NOT NULL").next()
+            && s.getResultSet().getBoolean(1)) {
+          s.execute("VACUUM (ANALYZE) " + table);
+        }
+      }
+    } catch (SQLException e) {
+      throw new IllegalStateException("vacuuming the benchmark's tables failed", e);
+    }
   }
 
   /** Empties and closes a store {@link #open} returned. */

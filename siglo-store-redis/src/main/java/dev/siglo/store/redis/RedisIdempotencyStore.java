@@ -54,11 +54,13 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * An {@link IdempotencyStore} on Redis 6.2+ (jedis). One Redis string per record ({@code
  * <prefix><key>}: state, token, lease end, retention end, counts, fingerprint, store prefix,
  * outcome; the format is described in {@code store.lua}). A claim of a key that has no record is a
- * native {@code SET NX PX}, which only succeeds on an absent key; every other state change is one
- * operation of the {@code store.lua} script, which checks the owner token and the stored
- * timestamps, so the store is correct under any interleaving of processes. Keys and values are
- * script arguments, never script text. Records written as hashes by Siglo 1.0 are read too, and
- * written as hashes with {@link RedisStoreConfig.Builder#hashRecords} (a rolling upgrade).
+ * native {@code SET NX PX}, which only succeeds on an absent key; a completion by the claim's
+ * holder is a native {@code SET} in a transaction that aborts when the record changed after it was
+ * read; every other state change is one operation of the {@code store.lua} script, which checks the
+ * owner token and the stored timestamps, so the store is correct under any interleaving of
+ * processes. Keys and values are script arguments, never script text. Records written as hashes by
+ * Siglo 1.0 are read too, and written as hashes with {@link RedisStoreConfig.Builder#hashRecords}
+ * (a rolling upgrade).
  *
  * <p>Expiry is decided by the stored timestamps against the Redis server's clock ({@code TIME}),
  * one clock for all processes, unless {@link RedisStoreConfig.Builder#clock} injects one (tests). A
@@ -72,10 +74,14 @@ import redis.clients.jedis.util.JedisClusterCRC16;
  * RedisStoreConfig#replicaAcks()} makes claims and completions wait for replicas ({@code WAIT}).
  *
  * <p>{@link #claimAll} claims a whole batch in one pipeline of {@code SET NX PX} (one round trip),
- * and the keys that had a record in one script call after it. Connections come from a pool created
- * once; a connection failure or timeout becomes {@link IdempotencyStoreUnavailableException} with
- * the cause attached, and the store recovers by itself when Redis comes back. Rejected credentials
- * become a {@link SigloConfigurationException} that never contains the password. Thread-safe.
+ * and the keys that had a record in one script call after it. On a single primary (or through
+ * Sentinel) {@link #completeAll} completes the keys its tokens hold with native commands, fenced by
+ * {@code WATCH} ({@link RedisCompletions}, two round trips and no script), and any other key in one
+ * script call; on a cluster, with hash records or with replica acknowledgements, a completion is
+ * one script call per slot group. Connections come from a pool created once; a connection failure
+ * or timeout becomes {@link IdempotencyStoreUnavailableException} with the cause attached, and the
+ * store recovers by itself when Redis comes back. Rejected credentials become a {@link
+ * SigloConfigurationException} that never contains the password. Thread-safe.
  */
 public final class RedisIdempotencyStore implements IdempotencyStore {
   private static final RedisScript STORE = RedisScript.load("store");
@@ -106,6 +112,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
   // claim must wait for replicas (the script's path does that)
   private final boolean nativeClaims;
   private final AtomicBoolean closed = new AtomicBoolean();
+  private final RedisCompletions completions;
   // on a cluster: sends a pipeline's calls to its nodes at once (null on a single primary)
   private final ExecutorService nodeSenders;
 
@@ -116,6 +123,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     this.grace = number(config.gcGrace().toMillis());
     this.format = config.hashRecords() ? HASHES : STRINGS;
     this.nativeClaims = !config.hashRecords() && config.replicaAcks() == 0;
+    this.completions =
+        new RedisCompletions(
+            redis::pipelined, prefix, config.gcGrace().toMillis(), config.clock(), HEADER);
     this.nodeSenders =
         redis instanceof RedisClusterClient
             ? Executors.newCachedThreadPool(NamedThreads.daemon("siglo-redis-nodes", true))
@@ -361,6 +371,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         .throwIfFailed();
   }
 
+  /**
+   * Completes the batch: on a single primary with native claims, natively where it can ({@link
+   * RedisCompletions}), else in one script call.
+   */
   @Override
   public List<BatchCompleteResult> completeAll(List<CompleteRequest> requests) {
     BatchCompleteResult[] out = new BatchCompleteResult[requests.size()];
@@ -381,8 +395,19 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         out[i] = BatchCompleteResult.failed(r, e);
       }
     }
-    List<?> answers =
-        sent.isEmpty() ? List.of() : runBatch("complete", COMPLETE, keys, args, HEADER, 3);
+    List<?> answers;
+    if (sent.isEmpty()) {
+      answers = List.of();
+    } else if (nativeClaims && !(redis instanceof RedisClusterClient)) {
+      answers =
+          call(
+              "complete",
+              () ->
+                  completions.complete(
+                      keys, args, (k, a) -> runBatch("complete", COMPLETE, k, a, HEADER, 3)));
+    } else {
+      answers = runBatch("complete", COMPLETE, keys, args, HEADER, 3);
+    }
     for (int s = 0; s < sent.size(); s++) {
       CompleteRequest r = requests.get(sent.get(s));
       out[sent.get(s)] =

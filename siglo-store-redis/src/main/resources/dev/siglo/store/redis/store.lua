@@ -6,7 +6,9 @@
 --   token: the claim's owner token (claimed records only);
 --   lease: the lease end in ms, or '~<grace>' for a claim the client wrote with SET NX PX under the
 --     server clock: then the lease ends <grace> ms before the key expires;
---   retention: the retention end in ms (completed records only);
+--   retention: the retention end in ms (completed records only), or '~<grace>' for a completion the
+--     client wrote natively under the server clock: then the retention ends <grace> ms before the
+--     key expires;
 --   d, x: deliveries and takeovers counted, carried across releases and takeovers;
 --   #f, #p: the byte lengths of the fingerprint and of the store's key prefix (kept so that clear()
 --     removes only its own store's records), then the outcome to the end of the string.
@@ -61,7 +63,7 @@ local function read(key)
     return readHash(key)
   end
   local s, t, l, r, d, x, nf, np, at =
-    string.match(v, '^(%a)|([^|]*)|([^|]*)|(%d*)|(%d+)|(%d+)|(%d+)|(%d+)|()')
+    string.match(v, '^(%a)|([^|]*)|([^|]*)|([^|]*)|(%d+)|(%d+)|(%d+)|(%d+)|()')
   if not s then
     return redis.error_reply('siglo: unreadable record at ' .. key)
   end
@@ -88,11 +90,12 @@ local function write(key, rec, px, old)
   end
 end
 
-local function leaseEnd(key, rec)
-  if string.sub(rec.l, 1, 1) == '~' then
-    return now() + redis.call('PTTL', key) - tonumber(string.sub(rec.l, 2))
+-- a lease or retention end of the record at key: '~<grace>' is <grace> ms before the key expires
+local function endOf(key, field)
+  if string.sub(field, 1, 1) == '~' then
+    return now() + redis.call('PTTL', key) - tonumber(string.sub(field, 2))
   end
-  return tonumber(rec.l)
+  return tonumber(field)
 end
 
 -- the record of key when token holds its claim, else nil
@@ -125,10 +128,10 @@ if op == 'claim' then
     if rec and rec.s ~= 'r' then
       local ends, live
       if rec.s == 'p' then
-        ends = leaseEnd(key, rec)
+        ends = endOf(key, rec.l)
         live = now() < ends
       else
-        live = now() < tonumber(rec.r)
+        live = now() < endOf(key, rec.r)
       end
       if live then
         if fingerprint ~= '' and rec.f ~= '' and rec.f ~= fingerprint then
@@ -232,7 +235,7 @@ elseif op == 'get' then
   if rec and rec.err then
     return rec
   end
-  if rec and rec.s == 'c' and now() < tonumber(rec.r) then
+  if rec and rec.s == 'c' and now() < endOf(KEYS[1], rec.r) then
     return rec.o
   end
   return false
