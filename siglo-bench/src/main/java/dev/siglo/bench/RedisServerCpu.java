@@ -5,10 +5,10 @@ import redis.clients.jedis.Jedis;
 
 /**
  * The Redis server's own CPU time over a run, from {@code INFO cpu} ({@code used_cpu_user} plus
- * {@code used_cpu_sys}, microsecond resolution), and the script calls and commands it ran, from
- * {@code INFO commandstats}: read when the consumer starts and again when its last message is
- * durable, so the store's {@code clear()} after the run is not counted. The benchmark's consumer is
- * the server's only client in that window.
+ * {@code used_cpu_sys}, microsecond resolution, network I/O included), and the script calls, the
+ * time spent in them and the commands it ran, from {@code INFO commandstats}: read when the
+ * consumer starts and again when its last message is durable, so the store's {@code clear()} after
+ * the run is not counted. The benchmark's consumer is the server's only client in that window.
  */
 final class RedisServerCpu {
   private final RedisServer redis;
@@ -49,6 +49,15 @@ final class RedisServerCpu {
 
   /**
    * @param messages the messages handled in the window
+   * @return microseconds the server spent running scripts ({@code EVALSHA}, {@code EVAL}, the
+   *     commands they call included) per message, or NaN
+   */
+  double scriptMicrosPerMessage(long messages) {
+    return perMessage(3, messages);
+  }
+
+  /**
+   * @param messages the messages handled in the window
    * @return commands the server ran per message, those inside scripts included, or NaN
    */
   double commandsPerMessage(long messages) {
@@ -60,8 +69,8 @@ final class RedisServerCpu {
   }
 
   /**
-   * @return the server's CPU seconds so far (user and system), its script calls, and every command
-   *     it ran (those inside scripts included)
+   * @return the server's CPU seconds so far (user and system), its script calls, every command it
+   *     ran (those inside scripts included), and the microseconds spent in scripts
    */
   private static double[] read(RedisServer redis) {
     try (Jedis jedis = new Jedis(redis.host(), redis.port())) {
@@ -73,17 +82,20 @@ final class RedisServerCpu {
       }
       double scripts = 0;
       double commands = 0;
+      double scriptMicros = 0;
       for (String line : jedis.info("commandstats").split("\r\n")) {
         int from = line.indexOf("calls=");
         if (line.startsWith("cmdstat_") && from > 0) {
           double calls = Double.parseDouble(line.substring(from + 6, line.indexOf(',', from)));
           commands += calls;
-          if (line.startsWith("cmdstat_evalsha:")) {
+          if (line.startsWith("cmdstat_evalsha:") || line.startsWith("cmdstat_eval:")) {
             scripts += calls;
+            int usec = line.indexOf("usec=") + 5;
+            scriptMicros += Double.parseDouble(line.substring(usec, line.indexOf(',', usec)));
           }
         }
       }
-      return new double[] {cpu, scripts, commands};
+      return new double[] {cpu, scripts, commands, scriptMicros};
     }
   }
 

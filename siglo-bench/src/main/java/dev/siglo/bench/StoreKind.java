@@ -9,6 +9,8 @@ import dev.siglo.store.postgres.PostgresStoreConfig;
 import dev.siglo.store.redis.RedisIdempotencyStore;
 import dev.siglo.store.redis.RedisStoreConfig;
 import dev.siglo.testkit.RedisServer;
+import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -113,11 +115,13 @@ enum StoreKind {
   }
 
   /**
-   * Vacuums the benchmark's PostgreSQL tables (every partition of the partitioned one), after a run
-   * and outside its window: the rows the run's store deleted are reclaimed now, so the next run,
-   * whichever layout it is, does not share the two cores with autovacuum doing it.
+   * Before a PostgreSQL run, outside its window: vacuums the benchmark's tables (every partition of
+   * the partitioned one), so that the rows the last run's store deleted are not reclaimed by
+   * autovacuum during this one, then flushes the machine's dirty pages ({@code sync}), so that the
+   * store's commits (fsync on) do not queue behind the write-back of what earlier runs wrote (the
+   * broker's logs, the tables). Neither removed the warm runs' slowdown (docs/STATUS.md).
    */
-  static void vacuum(Servers servers) {
+  static void settlePostgres(Servers servers) {
     try (Connection c = DriverManager.getConnection(servers.postgres().jdbcUrl());
         Statement s = c.createStatement()) {
       for (String table : List.of("siglo_bench", "siglo_bench_partitioned")) {
@@ -128,6 +132,17 @@ enum StoreKind {
       }
     } catch (SQLException e) {
       throw new IllegalStateException("vacuuming the benchmark's tables failed", e);
+    }
+    try {
+      int exit = new ProcessBuilder("sync").inheritIO().start().waitFor();
+      if (exit != 0) {
+        throw new IllegalStateException("sync exited with " + exit);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot run sync", e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while flushing dirty pages", e);
     }
   }
 

@@ -22,9 +22,11 @@ import redis.clients.jedis.params.SetParams;
  * watched keys changed since it was read (a takeover, a release, a renewal, an expiry). Every key
  * not completed that way (another token's claim, a hash of 1.0, a record changed in between) goes
  * to the script, which decides from the record as before. The server then runs no script for a
- * batch of new claims completed by their holders, which costs it about a third of the script's CPU.
- * Under the server clock the completed record's retention end is written as {@code ~<grace>}, the
- * key's expiry less the grace, as a native claim's lease end is (store.lua). Thread-safe.
+ * batch of new claims completed by their holders: fed through one pipelined connection, these
+ * commands cost it 2.5 to 3.1 µs per key against the script's 7.4, more than the second round trip
+ * costs. Under the server clock the completed record's retention end is written as {@code
+ * ~<grace>}, the key's expiry less the grace, as a native claim's lease end is (store.lua).
+ * Thread-safe.
  */
 final class RedisCompletions {
   private static final byte[][] NO_ARGS = new byte[0][];
