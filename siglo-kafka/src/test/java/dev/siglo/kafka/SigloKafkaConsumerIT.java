@@ -252,7 +252,10 @@ class SigloKafkaConsumerIT {
                 .count())
         .isEqualTo(2);
     assertThat(registry.get("siglo.messages").tag("outcome", "declined").counter().count())
-        .isEqualTo(2);
+        .isEqualTo(1);
+    assertThat(registry.get("siglo.messages").tag("outcome", "decline_replayed").counter().count())
+        .as("the redelivered duplicate")
+        .isEqualTo(1);
     assertThat(registry.get("siglo.messages").tag("outcome", "dead_lettered").counter().count())
         .isEqualTo(1);
     assertThat(registry.get("siglo.messages").tag("outcome", "retried").counter().count())

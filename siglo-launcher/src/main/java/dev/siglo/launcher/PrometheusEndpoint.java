@@ -6,7 +6,6 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
 import java.io.OutputStream;
-import java.io.UncheckedIOException;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
 import java.util.concurrent.Executors;
@@ -50,8 +49,24 @@ final class PrometheusEndpoint implements AutoCloseable {
       server.start();
       return new PrometheusEndpoint(registry, server);
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot serve metrics on " + bind + ":" + port, e);
+      throw config.error(
+          LauncherKey.METRICS_PORT.key(),
+          "cannot listen on "
+              + bind
+              + ":"
+              + port
+              + " ("
+              + (e instanceof java.net.BindException ? "the port is in use" : e.toString())
+              + ")");
     }
+  }
+
+  /**
+   * @return where the metrics are served
+   */
+  String url() {
+    InetSocketAddress a = server.getAddress();
+    return "http://" + a.getHostString() + ":" + a.getPort() + "/metrics";
   }
 
   PrometheusMeterRegistry registry() {

@@ -1,8 +1,7 @@
 package dev.siglo.launcher;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
+import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.RetryConfig;
@@ -11,31 +10,21 @@ import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.key.KeyExtractors;
-import dev.siglo.consumer.store.IdempotencyStore;
-import dev.siglo.consumer.store.InMemoryIdempotencyStore;
-import dev.siglo.kafka.Ordering;
-import dev.siglo.kafka.SigloKafkaConsumer;
-import dev.siglo.sqs.SigloSqsConsumer;
-import dev.siglo.store.postgres.PostgresIdempotencyStore;
-import dev.siglo.store.postgres.PostgresStoreConfig;
-import dev.siglo.store.redis.RedisIdempotencyStore;
-import dev.siglo.store.redis.RedisStoreConfig;
-import java.net.URI;
+import java.io.PrintStream;
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import software.amazon.awssdk.regions.Region;
-import software.amazon.awssdk.services.sqs.SqsClient;
-import software.amazon.awssdk.services.sqs.SqsClientBuilder;
 
 /**
- * Runs a Siglo consumer from a configuration file ({@code java -cp ...
- * dev.siglo.launcher.SigloLauncher consumer.properties}). Keys are listed in {@link LauncherKey}
- * (and {@code docs/CONFIGURATION.md}); environment variables override the file. Invalid
- * configuration stops it at start-up with a message naming the file, the key and the problem (exit
- * code 2). SIGTERM closes it cleanly: stop receiving, drain, commit or delete, exit 0.
+ * Runs a Siglo consumer from a configuration file: {@code siglo run consumer.yaml} ({@link
+ * SigloCli}), or {@code java -cp ... dev.siglo.launcher.SigloLauncher consumer.properties}. Keys
+ * are listed in {@link LauncherKey} (and {@code docs/CONFIGURATION.md}); environment variables
+ * override the file. Invalid configuration, and a dependency that is missing, unreachable or
+ * refuses the credentials (store, broker, topics, queues, AWS credentials, metrics port), stop it
+ * before the first message with one line naming the file, the key and the problem (exit code 2).
+ * Once every check passed, it prints a summary of what runs ({@link StartupSummary}). SIGTERM
+ * closes it cleanly: stop receiving, drain, commit or delete, exit 0.
  */
 public final class SigloLauncher {
   private SigloLauncher() {}
@@ -53,20 +42,36 @@ public final class SigloLauncher {
   }
 
   /**
+   * Same as {@code siglo run <file>}.
+   *
    * @param args the configuration file
    */
   public static void main(String[] args) {
     if (args.length != 1) {
-      System.err.println("usage: SigloLauncher <consumer.properties>");
+      System.err.println("usage: SigloLauncher <consumer.properties|consumer.yaml>");
       System.exit(2);
     }
+    System.exit(SigloCli.execute("run", args[0]));
+  }
+
+  /**
+   * Runs the configuration until SIGTERM or a fatal error, for {@code siglo run}.
+   *
+   * @param file the configuration file
+   * @param out where the start-up summary goes
+   * @param err where a failure's one line goes
+   * @return the exit code: 0 after a clean stop, 1 after a fatal error, 2 when it could not start
+   */
+  static int run(Path file, PrintStream out, PrintStream err) {
     Running running;
     try {
-      running = start(LauncherConfig.load(Path.of(args[0]), System.getenv()));
+      running = start(LauncherConfig.load(file, System.getenv()), out);
     } catch (SigloConfigurationException e) {
-      System.err.println("siglo: invalid configuration: " + e.getMessage());
-      System.exit(2);
-      return;
+      err.println("siglo: cannot start: " + e.getMessage());
+      return 2;
+    } catch (RuntimeException | LinkageError e) {
+      err.println("siglo: cannot start: " + StartupChecks.oneLine(e));
+      return 2;
     }
     // SIGTERM: drain, commit or delete, then exit 0 (a JVM stopped by a signal would exit 143)
     Runtime.getRuntime()
@@ -80,21 +85,32 @@ public final class SigloLauncher {
                 "siglo-launcher-shutdown"));
     try {
       running.termination().join();
-      System.exit(0);
+      return 0;
     } catch (RuntimeException e) {
-      System.err.println("siglo: the consumer stopped: " + e.getCause());
-      System.exit(1);
+      err.println("siglo: the consumer stopped: " + StartupChecks.oneLine(e.getCause()));
+      return 1;
     }
   }
 
   /**
-   * Builds and starts the consumer the configuration describes.
+   * Builds the consumer the configuration describes, checks its dependencies, prints the start-up
+   * summary to standard output and starts it.
    *
    * @param config the configuration
    * @return the running consumer
    * @throws SigloConfigurationException naming the file, the key and the problem
    */
   public static Running start(LauncherConfig config) {
+    return start(config, System.out);
+  }
+
+  /**
+   * @param config the configuration
+   * @param out where the start-up summary goes
+   * @return the running consumer
+   * @throws SigloConfigurationException naming the file, the key and the problem
+   */
+  public static Running start(LauncherConfig config, PrintStream out) {
     String payload = config.required(LauncherKey.PAYLOAD);
     Object handler = instantiate(config, LauncherKey.HANDLER);
     if (!(handler instanceof MessageHandler<?>)) {
@@ -103,15 +119,18 @@ public final class SigloLauncher {
           handler.getClass().getName() + " does not implement MessageHandler");
     }
     if (payload.equals("utf8")) {
-      return start(config, PayloadDecoder.utf8(), handler);
+      return start(config, PayloadDecoder.utf8(), handler, out);
     }
     if (payload.equals("bytes")) {
-      return start(config, PayloadDecoder.bytes(), handler);
+      return start(config, PayloadDecoder.bytes(), handler, out);
     }
     if (payload.startsWith("json:")) {
       Class<?> type = load(config, LauncherKey.PAYLOAD, payload.substring(5));
       return start(
-          config, PayloadDecoder.json(new ObjectMapper().findAndRegisterModules(), type), handler);
+          config,
+          PayloadDecoder.json(new ObjectMapper().findAndRegisterModules(), type),
+          handler,
+          out);
     }
     throw config.error(
         LauncherKey.PAYLOAD.key(), "'" + payload + "' must be utf8, bytes or json:<class>");
@@ -119,10 +138,17 @@ public final class SigloLauncher {
 
   @SuppressWarnings("unchecked")
   private static <T> Running start(
-      LauncherConfig config, PayloadDecoder<T> decoder, Object handler) {
-    MessageHandler<T> typed = (MessageHandler<T>) handler;
+      LauncherConfig config, PayloadDecoder<T> decoder, Object handler, PrintStream out) {
     String broker = config.oneOf(LauncherKey.BROKER, "kafka", "sqs");
-    IdempotencyStore store = store(config);
+    LaunchSettings<T> settings = settings(config, decoder, (MessageHandler<T>) handler);
+    return broker.equals("kafka")
+        ? KafkaLaunch.start(config, settings, out)
+        : SqsLaunch.start(config, settings, out);
+  }
+
+  /** Everything but the broker, read and checked before any connection is made. */
+  private static <T> LaunchSettings<T> settings(
+      LauncherConfig config, PayloadDecoder<T> decoder, MessageHandler<T> handler) {
     ErrorClassifier classifier =
         ErrorClassifier.fromProperties(
             config.classification(),
@@ -142,162 +168,29 @@ public final class SigloLauncher {
             .namespace(config.get(LauncherKey.KEY_NAMESPACE))
             .version(config.get(LauncherKey.KEY_VERSION))
             .build();
-    int concurrency = config.positiveInt(LauncherKey.CONCURRENCY);
-    PrometheusEndpoint prometheus = PrometheusEndpoint.startIfConfigured(config);
-    IdempotencyKeyExtractor<Object> extractor = keyExtractor(config);
-    if (broker.equals("kafka")) {
-      SigloKafkaConsumer.Builder<T> b =
-          SigloKafkaConsumer.builder(decoder, typed)
-              .bootstrapServers(config.required(LauncherKey.KAFKA_BOOTSTRAP))
-              .groupId(config.required(LauncherKey.KAFKA_GROUP))
-              .topics(config.required(LauncherKey.KAFKA_TOPICS).split("\\s*,\\s*"))
-              .ordering(ordering(config))
-              .deadLetterDeclines(Boolean.parseBoolean(config.get(LauncherKey.KAFKA_DLT_DECLINES)))
-              .createDeadLetterTopics(
-                  Boolean.parseBoolean(config.get(LauncherKey.KAFKA_CREATE_DLT)))
-              .store(store)
-              .classifier(classifier)
-              .retry(retry)
-              .keys(keys)
-              .concurrency(concurrency);
-      if (prometheus != null) {
-        b.metrics(prometheus.registry());
-      }
-      if (extractor != null) {
-        b.keyExtractor(extractor);
-      }
-      SigloKafkaConsumer<T> consumer = b.build();
-      consumer.start();
-      return running(
-          consumer.termination(),
-          () -> {
-            consumer.close(Duration.ofSeconds(30));
-            store.close();
-            if (prometheus != null) {
-              prometheus.close();
-            }
-          });
-    }
-    SqsClientBuilder client = SqsClient.builder();
-    String endpoint = config.get(LauncherKey.SQS_ENDPOINT);
-    if (endpoint != null) {
-      client.endpointOverride(URI.create(endpoint));
-    }
-    String region = config.get(LauncherKey.SQS_REGION);
-    if (region != null) {
-      client.region(Region.of(region));
-    }
-    SqsClient sqs = client.build();
-    SigloSqsConsumer.Builder<T> b =
-        SigloSqsConsumer.builder(decoder, typed)
-            .client(sqs)
-            .queueName(config.required(LauncherKey.SQS_QUEUE))
-            .waitTime(config.duration(LauncherKey.SQS_WAIT))
-            .threads(1, concurrency, Math.max(concurrency * 2, 10))
-            .store(store)
-            .classifier(classifier)
-            .retry(retry)
-            .keys(keys);
-    if (prometheus != null) {
-      b.metrics(prometheus.registry());
-    }
-    if (extractor != null) {
-      b.keyExtractor(extractor);
-    }
-    String dlq = config.get(LauncherKey.SQS_DLQ);
-    if (dlq != null) {
-      b.deadLetterQueue(dlq, false);
-    }
-    SigloSqsConsumer<T> consumer = b.build();
-    consumer.start();
-    return running(
-        consumer.termination(),
-        () -> {
-          consumer.close(Duration.ofSeconds(30));
-          sqs.close();
-          store.close();
-          if (prometheus != null) {
-            prometheus.close();
-          }
-        });
-  }
-
-  private static Running running(CompletableFuture<Void> termination, Runnable close) {
-    return new Running() {
-      @Override
-      public CompletableFuture<Void> termination() {
-        return termination;
-      }
-
-      @Override
-      public void close() {
-        close.run();
-      }
-    };
-  }
-
-  private static Ordering ordering(LauncherConfig config) {
-    String value = config.required(LauncherKey.KAFKA_ORDERING).toUpperCase(java.util.Locale.ROOT);
+    IdempotencyConfig idempotency;
     try {
-      return Ordering.valueOf(value);
+      idempotency =
+          IdempotencyConfig.custom()
+              .ttl(config.positiveDuration(LauncherKey.IDEMPOTENCY_TTL))
+              .lease(config.positiveDuration(LauncherKey.IDEMPOTENCY_LEASE))
+              .settleTimeout(config.positiveDuration(LauncherKey.IDEMPOTENCY_SETTLE_TIMEOUT))
+              .pollInterval(config.positiveDuration(LauncherKey.IDEMPOTENCY_POLL_INTERVAL))
+              .build();
     } catch (IllegalArgumentException e) {
-      throw config.error(
-          LauncherKey.KAFKA_ORDERING.key(), "'" + value + "' must be KEY, PARTITION or UNORDERED");
+      throw config.error("siglo.idempotency", e.getMessage());
     }
-  }
-
-  private static IdempotencyStore store(LauncherConfig config) {
-    String kind = config.oneOf(LauncherKey.STORE, "memory", "redis", "postgres");
-    if (kind.equals("redis")) {
-      URI uri = URI.create(config.required(LauncherKey.STORE_REDIS_URL));
-      if (uri.getHost() == null || uri.getPort() < 0) {
-        throw config.error(
-            LauncherKey.STORE_REDIS_URL.key(), "'" + uri + "' must look like redis://host:port");
-      }
-      return RedisIdempotencyStore.of(
-          RedisStoreConfig.custom()
-              .hostAndPort(uri.getHost(), uri.getPort())
-              .credentials(null, config.get(LauncherKey.STORE_REDIS_PASSWORD))
-              .hashRecords(
-                  config
-                      .oneOf(LauncherKey.STORE_REDIS_HASH_RECORDS, "true", "false")
-                      .equals("true"))
-              .build());
-    }
-    if (kind.equals("postgres")) {
-      Duration width = partitionWidth(config);
-      HikariConfig pool = new HikariConfig();
-      pool.setJdbcUrl(config.required(LauncherKey.STORE_POSTGRES_URL));
-      pool.setMaximumPoolSize(Math.max(4, config.positiveInt(LauncherKey.CONCURRENCY)));
-      pool.setPoolName("siglo-store");
-      pool.setInitializationFailTimeout(-1); // an unreachable database is transient, not fatal
-      PostgresStoreConfig.Builder postgres =
-          PostgresStoreConfig.builder(new HikariDataSource(pool))
-              .table(config.required(LauncherKey.STORE_POSTGRES_TABLE))
-              .createTable(true)
-              .closeDataSourceOnClose(true);
-      if (width != null) {
-        postgres.partitioned(width);
-      }
-      return PostgresIdempotencyStore.of(postgres.build());
-    }
-    return InMemoryIdempotencyStore.of();
-  }
-
-  /**
-   * @return the PostgreSQL store's partition width, checked, or null for the single table
-   */
-  private static Duration partitionWidth(LauncherConfig config) {
-    if (config.get(LauncherKey.STORE_POSTGRES_PARTITION_WIDTH) == null) {
-      return null;
-    }
-    Duration width = config.duration(LauncherKey.STORE_POSTGRES_PARTITION_WIDTH);
-    if (width.isNegative() || width.isZero() || width.toMillis() % 1000 != 0) {
-      throw config.error(
-          LauncherKey.STORE_POSTGRES_PARTITION_WIDTH.key(),
-          "'" + width + "' must be a positive number of whole seconds");
-    }
-    return width;
+    int concurrency = config.positiveInt(LauncherKey.CONCURRENCY);
+    return new LaunchSettings<>(
+        decoder,
+        handler,
+        classifier,
+        retry,
+        keys,
+        idempotency,
+        concurrency,
+        keyExtractor(config),
+        new StartupChecks(config));
   }
 
   /**
@@ -321,7 +214,8 @@ public final class SigloLauncher {
             case "deduplication-id" -> KeyExtractors.deduplicationId();
             case "message-id" -> KeyExtractors.messageId();
             default ->
-                throw config.error(LauncherKey.KEY.key(), "'" + part + "' is not a key source");
+                throw config.error(
+                    config.name(LauncherKey.KEY), "'" + part + "' is not a key source");
           };
       parts.add(e);
     }
@@ -331,7 +225,8 @@ public final class SigloLauncher {
   private static String needArg(LauncherConfig config, String part, String arg) {
     if (arg == null || arg.isBlank()) {
       throw config.error(
-          LauncherKey.KEY.key(), "'" + part + "' needs a name, for example header:idempotency-key");
+          config.name(LauncherKey.KEY),
+          "'" + part + "' needs a name, for example header:idempotency-key");
     }
     return arg;
   }

@@ -130,4 +130,96 @@ class LauncherConfigTest {
     assertThat(c.classification().getProperty("siglo.classification.permanent"))
         .isEqualTo("java.lang.IllegalArgumentException,java.lang.IllegalStateException");
   }
+
+  @Test
+  void aKeyGivenTwiceIsAnErrorNamingBothLines() throws Exception {
+    Path yaml = dir.resolve("consumer.yaml");
+    // written the natural way: the second 'store' would silently replace the first
+    Files.writeString(
+        yaml,
+        String.join(
+            "\n",
+            "siglo:",
+            "  handler: " + RecordingHandler.class.getName(),
+            "  store: redis",
+            "  store:",
+            "    redis:",
+            "      url: redis://127.0.0.1:6379",
+            ""));
+    assertThatThrownBy(() -> LauncherConfig.load(yaml, Map.of()))
+        .hasMessage(yaml + ": siglo.store: set twice, on line 3 and on line 4 (remove one)");
+    Files.writeString(
+        yaml,
+        String.join("\n", "siglo:", "  kafka.group-id: a", "  kafka:", "    group-id: b", ""));
+    assertThatThrownBy(() -> LauncherConfig.load(yaml, Map.of()))
+        .hasMessage(
+            yaml + ": siglo.kafka.group-id: set twice, on line 2 and on line 4 (remove one)");
+    Files.writeString(
+        yaml, String.join("\n", "siglo:", "  store: redis", "  store.type: postgres", ""));
+    assertThatThrownBy(() -> LauncherConfig.load(yaml, Map.of()))
+        .hasMessage(
+            yaml
+                + ": siglo.store.type: set twice, as siglo.store on line 2 and as siglo.store.type"
+                + " on line 3 (remove one)");
+    assertThatThrownBy(() -> config(VALID + "siglo.kafka.group-id=again\n", Map.of()))
+        .hasMessageEndingWith(
+            "consumer.properties: siglo.kafka.group-id: set twice, on line 3 and on line 5 (remove"
+                + " one)");
+  }
+
+  @Test
+  void theStoreTypeReadsInYamlNextToItsOptions() throws Exception {
+    Path yaml = dir.resolve("consumer.yml");
+    Files.writeString(
+        yaml,
+        String.join(
+            "\n",
+            "siglo:",
+            "  store:",
+            "    type: redis",
+            "    redis:",
+            "      url: redis://127.0.0.1:6379",
+            ""));
+    LauncherConfig c = LauncherConfig.load(yaml, Map.of());
+    assertThat(c.get(LauncherKey.STORE)).isEqualTo("redis");
+    assertThat(c.get(LauncherKey.STORE_REDIS_URL)).isEqualTo("redis://127.0.0.1:6379");
+  }
+
+  @Test
+  void secretsComeFromTheEnvironmentOrFilesAndKafkaPropertiesPassThrough() throws Exception {
+    Path secret = dir.resolve("redis-password");
+    Files.writeString(secret, "s3cret\n");
+    LauncherConfig c =
+        config(
+            VALID
+                + "siglo.store.redis.password=${file:"
+                + secret
+                + "}\n"
+                + "siglo.store.postgres.password=${env:PG_PASSWORD}\n"
+                + "siglo.kafka.properties.security.protocol=SASL_PLAINTEXT\n"
+                + "siglo.kafka.properties.sasl.mechanism=PLAIN\n",
+            Map.of(
+                "PG_PASSWORD", "from-env",
+                "SIGLO_KAFKA_PROPERTIES_SASL_JAAS_CONFIG", "jaas-line",
+                "SIGLO_KAFKA_PROPERTIES_SASL_MECHANISM", "SCRAM-SHA-512"));
+    assertThat(c.get(LauncherKey.STORE_REDIS_PASSWORD)).isEqualTo("s3cret");
+    assertThat(c.get(LauncherKey.STORE_POSTGRES_PASSWORD)).isEqualTo("from-env");
+    assertThat(c.kafkaProperties())
+        .containsExactlyInAnyOrderEntriesOf(
+            Map.of(
+                "security.protocol", "SASL_PLAINTEXT",
+                "sasl.mechanism", "SCRAM-SHA-512",
+                "sasl.jaas.config", "jaas-line"));
+    assertThat(StartupSummary.properties(c.kafkaProperties()))
+        .isEqualTo(
+            "sasl.jaas.config=****, sasl.mechanism=SCRAM-SHA-512, security.protocol=SASL_PLAINTEXT");
+    LauncherConfig missing = config(VALID + "siglo.store.redis.password=${env:NOPE}\n", Map.of());
+    assertThatThrownBy(() -> missing.get(LauncherKey.STORE_REDIS_PASSWORD))
+        .hasMessageContaining(
+            "siglo.store.redis.password: the environment variable NOPE is not set");
+    LauncherConfig noFile =
+        config(VALID + "siglo.store.redis.password=${file:/no/such/file}\n", Map.of());
+    assertThatThrownBy(() -> noFile.get(LauncherKey.STORE_REDIS_PASSWORD))
+        .hasMessageContaining("siglo.store.redis.password: cannot read /no/such/file");
+  }
 }

@@ -9,10 +9,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import org.apache.kafka.clients.producer.KafkaProducer;
-import org.apache.kafka.clients.producer.ProducerConfig;
-import org.apache.kafka.clients.producer.ProducerRecord;
-import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -39,7 +35,7 @@ class SigloLauncherIT {
             "siglo.metrics.prometheus-port=" + dev.siglo.testkit.FreePorts.loopback(),
             "siglo.metrics.bind-address=127.0.0.1",
             "siglo.classification.permanent=java.lang.IllegalArgumentException"));
-    produce(topic, "L", 50, 3);
+    JsonRecords.produce(KAFKA.broker().bootstrapServers(), topic, "L", 50, 3);
     RecordingHandler.EFFECTS.clear();
     try (SigloLauncher.Running running =
         SigloLauncher.start(
@@ -82,7 +78,7 @@ class SigloLauncherIT {
       throws Exception {
     String topic = "sigterm-" + System.nanoTime();
     KAFKA.broker().createTopics(1, topic, topic + "-dlt");
-    produce(topic, "S", 20, 1);
+    JsonRecords.produce(KAFKA.broker().bootstrapServers(), topic, "S", 20, 1);
     Path file = dir.resolve("consumer.properties");
     Files.writeString(
         file,
@@ -116,7 +112,13 @@ class SigloLauncherIT {
     }
     launcher.destroy(); // SIGTERM
     assertThat(launcher.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
-    assertThat(launcher.exitValue()).as(Files.readString(dir.resolve("launcher.log"))).isZero();
+    String log = Files.readString(dir.resolve("launcher.log"));
+    assertThat(launcher.exitValue()).as(log).isZero();
+    // the summary once, and none of the Kafka client's INFO chatter
+    assertThat(log.lines().filter(l -> l.startsWith("siglo: starting the consumer of ")))
+        .as(log)
+        .hasSize(1);
+    assertThat(log.lines().filter(l -> l.contains(" INFO org.apache.kafka"))).as(log).isEmpty();
   }
 
   @Test
@@ -172,7 +174,7 @@ class SigloLauncherIT {
       throws Exception {
     String topic = "pg-store-" + System.nanoTime();
     KAFKA.broker().createTopics(2, topic, topic + "-dlt");
-    produce(topic, "P", 10, 2);
+    JsonRecords.produce(KAFKA.broker().bootstrapServers(), topic, "P", 10, 2);
     try (dev.siglo.testkit.PostgresServer pg = dev.siglo.testkit.PostgresServer.start()) {
       Path file = dir.resolve("consumer.yaml");
       Files.writeString(
@@ -213,18 +215,4 @@ class SigloLauncherIT {
   }
 
   /** Sends {@code copies} copies of {@code count} JSON records {"id": prefix + i}. */
-  private static void produce(String topic, String prefix, int count, int copies) {
-    try (KafkaProducer<byte[], byte[]> p =
-        new KafkaProducer<>(
-            Map.of(ProducerConfig.BOOTSTRAP_SERVERS_CONFIG, KAFKA.broker().bootstrapServers()),
-            new ByteArraySerializer(),
-            new ByteArraySerializer())) {
-      for (int copy = 0; copy < copies; copy++) {
-        for (int i = 0; i < count; i++) {
-          String json = "{\"id\":\"" + prefix + i + "\"}";
-          p.send(new ProducerRecord<>(topic, null, json.getBytes(StandardCharsets.UTF_8)));
-        }
-      }
-    }
-  }
 }

@@ -454,4 +454,39 @@ class SigloSqsConsumerIT {
         .extracting(m -> m.messageAttributes().get("siglo.dlq.reason").stringValue())
         .containsExactlyInAnyOrder("POISON_PAYLOAD", "MISSING_KEY", "INVALID_KEY", "INVALID_KEY");
   }
+
+  @Test
+  void inFlightCountsMessagesBeingHandledNotTheIdleLongPoll() throws Exception {
+    String url = sqs.queue(unique("in-flight"), Map.of());
+    io.micrometer.core.instrument.simple.SimpleMeterRegistry registry =
+        new io.micrometer.core.instrument.simple.SimpleMeterRegistry();
+    java.util.concurrent.CountDownLatch started = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch finish = new java.util.concurrent.CountDownLatch(1);
+    RecordingSqsClient recording = new RecordingSqsClient(sqs.sqs);
+    try (SigloSqsConsumer<String> c =
+        SigloSqsConsumer.builder(
+                PayloadDecoder.utf8(),
+                (String body, dev.siglo.consumer.HandlerContext ctx) -> {
+                  started.countDown();
+                  finish.await();
+                  return null;
+                })
+            .client(recording.client)
+            .queueUrl(url)
+            .waitTime(Duration.ofSeconds(20))
+            .metrics(registry)
+            .build()) {
+      c.start();
+      // idle: a long poll is outstanding (its permits are held), nothing is being handled
+      await().atMost(Duration.ofSeconds(30)).until(() -> recording.receivesInFlight.get() == 1);
+      io.micrometer.core.instrument.Gauge gauge =
+          registry.get(dev.siglo.consumer.metrics.SigloMetrics.IN_FLIGHT).gauge();
+      assertThat(gauge.value()).isZero();
+      sqs.sendAll(url, List.<String[]>of(new String[] {"k-1", "one"}));
+      assertThat(started.await(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+      assertThat(gauge.value()).isEqualTo(1.0);
+      finish.countDown();
+      await().atMost(Duration.ofSeconds(30)).until(() -> gauge.value() == 0.0);
+    }
+  }
 }

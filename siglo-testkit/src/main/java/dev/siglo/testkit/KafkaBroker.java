@@ -29,6 +29,10 @@ import org.awaitility.Awaitility;
  * Internal topics use replication factor 1 and consumer groups start without delay, so a test group
  * gets its assignment at once.
  *
+ * <p>An in-process broker ({@link #start()}) also listens with SASL/PLAIN ({@link
+ * #saslBootstrapServers()}, user {@value #SASL_USER}, password {@value #SASL_PASSWORD}), for tests
+ * of clients that authenticate.
+ *
  * <p>With the environment variable {@value #ENV_BOOTSTRAP} set, {@link #startOrExternal()} returns
  * a handle to that cluster instead.
  */
@@ -36,9 +40,16 @@ public final class KafkaBroker implements AutoCloseable {
   /** The environment variable naming an external cluster's bootstrap servers. */
   public static final String ENV_BOOTSTRAP = "SIGLO_TEST_KAFKA_BOOTSTRAP";
 
+  /** The user the SASL/PLAIN listener accepts. */
+  public static final String SASL_USER = "siglo";
+
+  /** That user's password. */
+  public static final String SASL_PASSWORD = "siglo-secret";
+
   private final String bootstrap;
   private final KafkaRaftServer server;
   private final KafkaBrokerProcess process;
+  private String saslBootstrap;
 
   private KafkaBroker(String bootstrap, KafkaRaftServer server) {
     this(bootstrap, server, null);
@@ -85,12 +96,15 @@ public final class KafkaBroker implements AutoCloseable {
     int controllerPort = FreePorts.loopback();
     try {
       Path dir = Files.createTempDirectory("siglo-kafka");
+      int saslPort = FreePorts.loopback();
       Properties props = brokerProperties(dir.resolve("logs"), brokerPort, controllerPort);
+      addSaslListener(props, brokerPort, controllerPort, saslPort);
       format(props, dir);
       KafkaRaftServer server =
           new KafkaRaftServer(KafkaConfig.fromProps(props, false), Time.SYSTEM);
       server.startup();
       KafkaBroker broker = new KafkaBroker("127.0.0.1:" + brokerPort, server);
+      broker.saslBootstrap = "127.0.0.1:" + saslPort;
       broker.awaitReady();
       return broker;
     } catch (IOException e) {
@@ -129,6 +143,41 @@ public final class KafkaBroker implements AutoCloseable {
     p.setProperty("auto.create.topics.enable", "false");
     p.setProperty("log.flush.interval.messages", "1");
     return p;
+  }
+
+  /** A SASL_PLAINTEXT listener with the PLAIN mechanism and one user, next to PLAINTEXT. */
+  private static void addSaslListener(
+      Properties p, int brokerPort, int controllerPort, int saslPort) {
+    p.setProperty(
+        "listeners",
+        "PLAINTEXT://127.0.0.1:"
+            + brokerPort
+            + ",SASL://127.0.0.1:"
+            + saslPort
+            + ",CONTROLLER://127.0.0.1:"
+            + controllerPort);
+    p.setProperty(
+        "advertised.listeners",
+        "PLAINTEXT://127.0.0.1:" + brokerPort + ",SASL://127.0.0.1:" + saslPort);
+    p.setProperty(
+        "listener.security.protocol.map",
+        "PLAINTEXT:PLAINTEXT,SASL:SASL_PLAINTEXT,CONTROLLER:PLAINTEXT");
+    p.setProperty("inter.broker.listener.name", "PLAINTEXT");
+    p.setProperty("sasl.enabled.mechanisms", "PLAIN");
+    p.setProperty(
+        "listener.name.sasl.plain.sasl.jaas.config",
+        "org.apache.kafka.common.security.plain.PlainLoginModule required user_"
+            + SASL_USER
+            + "=\""
+            + SASL_PASSWORD
+            + "\";");
+  }
+
+  /**
+   * @return the SASL/PLAIN listener's bootstrap servers (an in-process broker), else null
+   */
+  public String saslBootstrapServers() {
+    return saslBootstrap;
   }
 
   /**

@@ -14,18 +14,20 @@ import java.util.Objects;
  *
  * <ul>
  *   <li>{@value #MESSAGES} (counter), tags {@code outcome} ({@code processed}, {@code duplicate},
- *       {@code declined}, {@code retried}, {@code dead_lettered}, {@code conflict}), {@code system}
- *       and {@code destination} (topic or queue);
+ *       {@code declined} (a new decline, cached), {@code decline_replayed} (a duplicate given the
+ *       cached decline, the handler not run), {@code retried}, {@code dead_lettered}, {@code
+ *       conflict}, {@code lease_lost}), {@code system} and {@code destination} (topic or queue);
  *   <li>{@value #HANDLER} (timer) of handler runs, tags {@code system} and {@code destination};
  *   <li>{@value #STORE} (timer) of store operations, tags {@code operation} and {@code outcome}
  *       ({@code ok} or {@code error}).
  * </ul>
  *
- * Runtimes also register {@value #IN_FLIGHT} (gauge, tags {@code system}, {@code destination}),
- * {@value #PAUSED} (gauge, same tags), for SQS {@value #RECEIVED} (messages per non-empty receive),
- * and for Kafka {@value #LAG} per partition (gauge, tags {@code topic}, {@code partition}). Keys
- * and payload values are never tags. Thread-safe; needs {@code io.micrometer:micrometer-core} on
- * the class path.
+ * Runtimes also register {@value #IN_FLIGHT} (gauge, tags {@code system}, {@code destination}:
+ * messages received and not yet finished; never receive capacity reserved by a long poll), {@value
+ * #PAUSED} (gauge, same tags), for SQS {@value #RECEIVED} (messages per non-empty receive), and for
+ * Kafka {@value #LAG} per partition (gauge, tags {@code topic}, {@code partition}). Keys and
+ * payload values are never tags. Thread-safe; needs {@code io.micrometer:micrometer-core} on the
+ * class path.
  */
 public final class SigloMetrics implements SigloEventListener {
   /** Messages by outcome. */
@@ -148,8 +150,8 @@ public final class SigloMetrics implements SigloEventListener {
           .record(p.handlerTime());
     } else if (event instanceof SigloEvent.Duplicate) {
       outcome = "duplicate";
-    } else if (event instanceof SigloEvent.Declined) {
-      outcome = "declined";
+    } else if (event instanceof SigloEvent.Declined d) {
+      outcome = d.replayed() ? "decline_replayed" : "declined";
     } else if (event instanceof SigloEvent.Retried) {
       outcome = "retried";
     } else if (event instanceof SigloEvent.Conflict) {

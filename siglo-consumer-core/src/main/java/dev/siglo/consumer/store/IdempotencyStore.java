@@ -216,6 +216,18 @@ public interface IdempotencyStore extends AutoCloseable {
     return getResult(key);
   }
 
+  /**
+   * Checks that the store answers and accepts this process's credentials, for a launcher's or an
+   * application's start-up check. The default reads a record that does not exist.
+   *
+   * @throws IdempotencyStoreUnavailableException when the store cannot be reached
+   * @throws dev.siglo.consumer.error.SigloConfigurationException when the store rejects the
+   *     credentials or the configuration (where the store can tell)
+   */
+  default void checkConnection() {
+    getResult("siglo:check-connection");
+  }
+
   /** Removes every record of this store (tests). */
   void clear();
 

@@ -62,7 +62,8 @@ class SigloMetricsTest {
 
     assertThat(count(registry, "processed")).isEqualTo(2);
     assertThat(count(registry, "duplicate")).isEqualTo(2);
-    assertThat(count(registry, "declined")).isEqualTo(2);
+    assertThat(count(registry, "declined")).as("the new decline").isEqualTo(1);
+    assertThat(count(registry, "decline_replayed")).as("its duplicate").isEqualTo(1);
     assertThat(count(registry, "retried")).isEqualTo(1);
     assertThat(count(registry, "dead_lettered")).isEqualTo(1);
     assertThat(registry.get(SigloMetrics.HANDLER).tag("destination", "orders").timer().count())

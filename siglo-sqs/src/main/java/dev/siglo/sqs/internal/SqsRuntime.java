@@ -17,6 +17,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -43,6 +44,10 @@ public final class SqsRuntime {
   private final MessageProcessor processor;
   private final CompletableFuture<Void> termination;
   private final Semaphore permits;
+
+  /** Messages received and not finished (the gauge), apart from permits a long poll holds. */
+  private final AtomicInteger inFlight = new AtomicInteger();
+
   private final ExecutorService workers;
   private final QueueActions actions;
   private static final Duration RECEIVE_RETRY_PAUSE = Duration.ofSeconds(1);
@@ -93,9 +98,7 @@ public final class SqsRuntime {
     this.actions = new QueueActions(sqs, settings);
     this.heartbeat = new Heartbeat(actions::changeVisibility, settings, time);
     if (settings.metrics() != null) {
-      settings
-          .metrics()
-          .inFlight("sqs", queueName, () -> settings.maxInFlight() - permits.availablePermits());
+      settings.metrics().inFlight("sqs", queueName, inFlight::get);
       settings.metrics().paused("sqs", queueName, () -> !processor.intake().isOpen());
     }
     this.receivedPerCall =
@@ -136,6 +139,7 @@ public final class SqsRuntime {
                             .messageAttributeNames("All"))
                 .messages();
         permits.release(granted - received.size());
+        inFlight.addAndGet(received.size());
         granted = 0;
         if (receivedPerCall != null && !received.isEmpty()) {
           receivedPerCall.record(received.size());
@@ -293,6 +297,7 @@ public final class SqsRuntime {
       return new Disposition.NackRetry(settings.visibilityTimeout(), e, 0);
     } finally {
       heartbeat.stop(m);
+      inFlight.decrementAndGet();
       permits.release();
     }
   }
@@ -332,6 +337,7 @@ public final class SqsRuntime {
     } catch (RuntimeException e) {
       log.warn("releasing message {} failed: {}", m.messageId(), e.toString());
     } finally {
+      inFlight.decrementAndGet();
       permits.release();
     }
   }

@@ -150,6 +150,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
    * @throws IdempotencyStoreUnavailableException when Redis cannot be reached
    * @throws SigloConfigurationException when Redis rejects the credentials
    */
+  @Override
   public void checkConnection() {
     call("PING", () -> redis.ping());
   }
