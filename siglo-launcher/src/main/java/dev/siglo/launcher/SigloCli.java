@@ -10,15 +10,21 @@ import picocli.CommandLine.Parameters;
 
 /**
  * The {@code siglo} command line, the main class of the launcher's jar: {@code siglo run <config>}
- * runs a consumer. Every command has {@code --help}. Exit codes: 0 done, 1 failed while running, 2
- * could not start (bad arguments, configuration or dependency).
+ * runs a consumer; {@code siglo inspect} shows a key's record and {@code siglo forget} deletes a
+ * completed record or cached decline. Every command has {@code --help}. Exit codes: 0 done, 1
+ * failed while running, 2 could not start (bad arguments, configuration or dependency).
  */
 @Command(
     name = "siglo",
     mixinStandardHelpOptions = true,
     versionProvider = SigloCli.Version.class,
     description = "Runs and operates Siglo consumers.",
-    subcommands = {SigloCli.Run.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      SigloCli.Run.class,
+      StoreCommands.Inspect.class,
+      StoreCommands.Forget.class,
+      CommandLine.HelpCommand.class
+    })
 public final class SigloCli implements Runnable {
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 

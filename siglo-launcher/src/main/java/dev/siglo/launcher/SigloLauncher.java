@@ -163,11 +163,7 @@ public final class SigloLauncher {
                 config.duration(LauncherKey.RETRY_BACKOFF),
                 config.duration(LauncherKey.RETRY_BACKOFF).multipliedBy(20))
             .build();
-    IdempotencyKeys keys =
-        IdempotencyKeys.custom()
-            .namespace(config.get(LauncherKey.KEY_NAMESPACE))
-            .version(config.get(LauncherKey.KEY_VERSION))
-            .build();
+    IdempotencyKeys keys = keys(config);
     IdempotencyConfig idempotency;
     try {
       idempotency =
@@ -191,6 +187,16 @@ public final class SigloLauncher {
         concurrency,
         keyExtractor(config),
         new StartupChecks(config));
+  }
+
+  /**
+   * @return the stored keys' namespace and version, as the consumer builds them
+   */
+  static IdempotencyKeys keys(LauncherConfig config) {
+    return IdempotencyKeys.custom()
+        .namespace(config.get(LauncherKey.KEY_NAMESPACE))
+        .version(config.get(LauncherKey.KEY_VERSION))
+        .build();
   }
 
   /**

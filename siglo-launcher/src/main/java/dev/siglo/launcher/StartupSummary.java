@@ -38,8 +38,16 @@ final class StartupSummary {
   }
 
   void print(String source, PrintStream out) {
-    StringBuilder sb =
-        new StringBuilder("siglo: starting the consumer of ").append(source).append('\n');
+    out.print(render("siglo: starting the consumer of " + source));
+    out.flush();
+  }
+
+  /**
+   * @param title the first line, or null for none
+   * @return the rows, labels aligned, one per line
+   */
+  String render(String title) {
+    StringBuilder sb = new StringBuilder(title == null ? "" : title + "\n");
     int width = rows.stream().mapToInt(r -> r[0].length()).max().orElse(0);
     for (String[] row : rows) {
       sb.append("  ")
@@ -48,7 +56,6 @@ final class StartupSummary {
           .append(row[1])
           .append('\n');
     }
-    out.print(sb);
-    out.flush();
+    return sb.toString();
   }
 }

@@ -20,6 +20,7 @@ import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.JsonOutcomeCodec;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.store.RenewRequest;
+import dev.siglo.consumer.store.StoredRecord;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -186,6 +187,57 @@ public abstract class IdempotencyStoreContract {
     assertThat(store.getResult(k)).isEmpty();
     claimOk(k);
     assertThat(store.getResult(k)).isEmpty();
+  }
+
+  @Test
+  void inspectShowsEachStateOfARecordWithItsOwnerEndsCountsAndOutcome() {
+    String k = key("inspected");
+    assertThat(store.inspect(k)).isEmpty();
+    Instant start = clock.instant();
+    ClaimToken first = claimOk(k);
+    StoredRecord held = store.inspect(k).orElseThrow();
+    assertThat(held.state()).isEqualTo(StoredRecord.State.IN_PROGRESS);
+    assertThat(held.ownerToken()).isEqualTo(first.value());
+    assertThat(held.leaseEnd()).isEqualTo(start.plus(LEASE));
+    assertThat(held.deliveries()).isEqualTo(1);
+    assertThat(held.outcome()).isEmpty();
+    assertThat(held.live()).isTrue();
+    store.fail(k, first);
+    StoredRecord released = store.inspect(k).orElseThrow();
+    assertThat(released.state()).isEqualTo(StoredRecord.State.RELEASED);
+    assertThat(released.ownerToken()).isNull();
+    assertThat(released.deliveries()).as("counts kept for the next claim").isEqualTo(1);
+    assertThat(released.live()).isFalse();
+    ClaimToken second = claimOk(k);
+    assertThat(store.inspect(k).orElseThrow().deliveries()).isEqualTo(2);
+    Outcome.Declined decline = new Outcome.Declined("com.acme.CardDeclined", "no funds", Map.of());
+    store.complete(k, second, decline, TTL);
+    StoredRecord completed = store.inspect(k).orElseThrow();
+    assertThat(completed.state()).isEqualTo(StoredRecord.State.COMPLETED);
+    assertThat(completed.retentionEnd()).isEqualTo(clock.instant().plus(TTL));
+    assertThat(completed.outcome()).contains(decline);
+    assertThat(completed.live()).isTrue();
+    clock.advance(TTL.plusSeconds(1));
+    assertThat(store.inspect(k).orElseThrow().live()).as("retention over").isFalse();
+  }
+
+  @Test
+  void removeDeletesACompletedRecordOrCachedDeclineButNeverALiveClaim() {
+    String k = key("removed");
+    assertThat(store.remove(k)).isEqualTo(StoredRecord.Removal.ABSENT);
+    ClaimToken t = claimOk(k);
+    assertThat(store.remove(k)).isEqualTo(StoredRecord.Removal.HELD);
+    assertThat(store.inspect(k).orElseThrow().ownerToken()).isEqualTo(t.value());
+    store.complete(k, t, new Outcome.Declined("com.acme.CardDeclined", "", Map.of()), TTL);
+    assertThat(store.remove(k)).isEqualTo(StoredRecord.Removal.REMOVED);
+    assertThat(store.inspect(k)).isEmpty();
+    assertThat(store.claim(req(k)))
+        .as("the next message runs the handler")
+        .isInstanceOf(ClaimResult.Claimed.class);
+    clock.advance(LEASE.plusSeconds(1));
+    assertThat(store.remove(k))
+        .as("an expired claim is a dead holder's")
+        .isEqualTo(StoredRecord.Removal.REMOVED);
   }
 
   @Test

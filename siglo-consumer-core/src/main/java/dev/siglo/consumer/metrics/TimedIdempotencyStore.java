@@ -110,6 +110,21 @@ final class TimedIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
+  public Optional<dev.siglo.consumer.store.StoredRecord> inspect(String key) {
+    return store.inspect(key);
+  }
+
+  @Override
+  public dev.siglo.consumer.store.StoredRecord.Removal remove(String key) {
+    return store.remove(key);
+  }
+
+  @Override
+  public void checkConnection() {
+    store.checkConnection();
+  }
+
+  @Override
   public void clear() {
     store.clear();
   }

@@ -83,6 +83,21 @@ public final class CoalescingIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
+  public Optional<StoredRecord> inspect(String key) {
+    return store.inspect(key);
+  }
+
+  @Override
+  public StoredRecord.Removal remove(String key) {
+    return store.remove(key);
+  }
+
+  @Override
+  public void checkConnection() {
+    store.checkConnection();
+  }
+
+  @Override
   public void clear() {
     store.clear();
   }

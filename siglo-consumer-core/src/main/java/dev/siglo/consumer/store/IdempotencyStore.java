@@ -228,6 +228,33 @@ public interface IdempotencyStore extends AutoCloseable {
     getResult("siglo:check-connection");
   }
 
+  /**
+   * Reads the record of a key as an operator sees it ({@code siglo inspect}): state, owner, lease
+   * and retention ends, counts and outcome, expired records included.
+   *
+   * @param key the key
+   * @return the record, empty when the store holds none for the key
+   * @throws IdempotencyStoreUnavailableException when the store cannot be reached
+   * @throws UnsupportedOperationException when the store cannot (the default)
+   */
+  default Optional<StoredRecord> inspect(String key) {
+    throw new UnsupportedOperationException(getClass().getName() + " cannot inspect records");
+  }
+
+  /**
+   * Deletes the record of a key unless a live claim holds it, atomically ({@code siglo forget}): a
+   * cached decline, once its cause is fixed, or a completed record, so that the next message with
+   * the key runs the handler again.
+   *
+   * @param key the key
+   * @return what was done
+   * @throws IdempotencyStoreUnavailableException when the store cannot be reached
+   * @throws UnsupportedOperationException when the store cannot (the default)
+   */
+  default StoredRecord.Removal remove(String key) {
+    throw new UnsupportedOperationException(getClass().getName() + " cannot remove records");
+  }
+
   /** Removes every record of this store (tests). */
   void clear();
 

@@ -187,6 +187,68 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore {
   }
 
   @Override
+  public Optional<StoredRecord> inspect(String key) {
+    StoreKeys.requireValid(key);
+    Entry e = entries.get(key);
+    Instant now = Instant.ofEpochMilli(clock.millis());
+    if (e == null) {
+      return Optional.empty();
+    }
+    if (e.released) {
+      return Optional.of(
+          new StoredRecord(
+              StoredRecord.State.RELEASED,
+              null,
+              null,
+              null,
+              e.deliveries,
+              e.takeovers,
+              Optional.empty(),
+              now));
+    }
+    if (e.outcome == null) {
+      return Optional.of(
+          new StoredRecord(
+              StoredRecord.State.IN_PROGRESS,
+              e.token.value(),
+              Instant.ofEpochMilli(e.leaseEnd),
+              null,
+              e.deliveries,
+              e.takeovers,
+              Optional.empty(),
+              now));
+    }
+    return Optional.of(
+        new StoredRecord(
+            StoredRecord.State.COMPLETED,
+            null,
+            null,
+            Instant.ofEpochMilli(e.retentionEnd),
+            0,
+            0,
+            Optional.of(codec.decode(e.outcome)),
+            now));
+  }
+
+  @Override
+  public StoredRecord.Removal remove(String key) {
+    StoreKeys.requireValid(key);
+    long now = clock.millis();
+    StoredRecord.Removal[] done = {StoredRecord.Removal.ABSENT};
+    entries.computeIfPresent(
+        key,
+        (k, e) -> {
+          if (e.outcome == null && !e.released && now < e.leaseEnd) {
+            done[0] = StoredRecord.Removal.HELD;
+            return e;
+          }
+          done[0] = StoredRecord.Removal.REMOVED;
+          return null;
+        });
+    return done[0];
+  }
+
+  @Override
   public void clear() {
     entries.clear();
     completionOrder.clear();

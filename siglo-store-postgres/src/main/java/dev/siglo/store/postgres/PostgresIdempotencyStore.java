@@ -13,6 +13,7 @@ import dev.siglo.consumer.store.CompleteRequest;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.store.StoreKeys;
+import dev.siglo.consumer.store.StoredRecord;
 import dev.siglo.consumer.support.Durations;
 import dev.siglo.consumer.support.NamedThreads;
 import java.io.IOException;
@@ -473,6 +474,69 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
               }
             });
     return outcome == null ? Optional.empty() : Optional.of(config.codec().decode(outcome));
+  }
+
+  @Override
+  public Optional<StoredRecord> inspect(String key) {
+    StoreKeys.requireValid(key);
+    return run(
+        "inspect",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(sql.inspect)) {
+            setNow(ps, 1);
+            ps.setString(2, key);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (!rs.next()) {
+                return Optional.<StoredRecord>empty();
+              }
+              String token = rs.getString(2);
+              StoredRecord.State state =
+                  "C".equals(rs.getString(1))
+                      ? StoredRecord.State.COMPLETED
+                      : token == null
+                          ? StoredRecord.State.RELEASED
+                          : StoredRecord.State.IN_PROGRESS;
+              long lease = rs.getLong(3);
+              boolean hasLease = !rs.wasNull() && state == StoredRecord.State.IN_PROGRESS;
+              long retain = rs.getLong(4);
+              boolean hasRetain = !rs.wasNull() && state == StoredRecord.State.COMPLETED;
+              byte[] outcome = rs.getBytes(7);
+              return Optional.of(
+                  new StoredRecord(
+                      state,
+                      token,
+                      hasLease ? Instant.ofEpochMilli(lease) : null,
+                      hasRetain ? Instant.ofEpochMilli(retain) : null,
+                      rs.getInt(5),
+                      rs.getInt(6),
+                      state == StoredRecord.State.COMPLETED && outcome != null
+                          ? Optional.of(config.codec().decode(outcome))
+                          : Optional.empty(),
+                      Instant.ofEpochMilli(rs.getLong(8))));
+            }
+          }
+        });
+  }
+
+  @Override
+  public StoredRecord.Removal remove(String key) {
+    StoreKeys.requireValid(key);
+    return run(
+        "remove",
+        c -> {
+          try (PreparedStatement ps = c.prepareStatement(sql.remove)) {
+            ps.setString(1, key);
+            setNow(ps, 2);
+            ps.setString(3, key);
+            try (ResultSet rs = ps.executeQuery()) {
+              rs.next();
+              if (rs.getLong(1) > 0) {
+                return StoredRecord.Removal.REMOVED;
+              }
+              return rs.getLong(2) > 0 ? StoredRecord.Removal.HELD : StoredRecord.Removal.ABSENT;
+            }
+          }
+        });
   }
 
   /** Deletes every row of this store's table (tests). */

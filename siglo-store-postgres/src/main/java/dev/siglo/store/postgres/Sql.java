@@ -70,6 +70,18 @@ final class Sql {
   /** Params: now, grace ms. */
   final String purge;
 
+  /**
+   * Params: now, key. Columns: state, owner_token, lease, retain, deliveries, takeovers, outcome,
+   * now.
+   */
+  final String inspect;
+
+  /**
+   * Params: key, now, key. Deletes the key's record unless a live claim holds it. Columns: rows
+   * deleted, rows the key had.
+   */
+  final String remove;
+
   Sql(String t) {
     claim =
         "WITH prev AS (SELECT state, owner_token FROM "
@@ -167,5 +179,21 @@ final class Sql {
             + " WHERE COALESCE(retain_until_ms, lease_until_ms) <= "
             + NOW
             + " - ? LIMIT 10000)";
+    inspect =
+        "SELECT state, owner_token, lease_until_ms, retain_until_ms, deliveries, takeovers,"
+            + " outcome, "
+            + NOW
+            + " FROM "
+            + t
+            + " WHERE idem_key = ? ORDER BY COALESCE(retain_until_ms, lease_until_ms) DESC LIMIT 1";
+    remove =
+        "WITH d AS (DELETE FROM "
+            + t
+            + " WHERE idem_key = ? AND NOT (state = 'P' AND owner_token IS NOT NULL"
+            + " AND lease_until_ms > "
+            + NOW
+            + ") RETURNING 1) SELECT (SELECT count(*) FROM d), (SELECT count(*) FROM "
+            + t
+            + " WHERE idem_key = ?)";
   }
 }

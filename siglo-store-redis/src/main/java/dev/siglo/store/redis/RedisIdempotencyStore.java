@@ -17,6 +17,7 @@ import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.store.RenewRequest;
 import dev.siglo.consumer.store.StoreKeys;
+import dev.siglo.consumer.store.StoredRecord;
 import dev.siglo.consumer.support.NamedThreads;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -92,6 +93,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
   private static final RedisScript RENEW = STORE.named("renew");
   private static final RedisScript GET = STORE.named("get");
   private static final RedisScript CLEAR = STORE.named("clear");
+  private static final RedisScript INSPECT = STORE.named("inspect");
+  private static final RedisScript REMOVE = STORE.named("remove");
   private static final byte[] SERVER_CLOCK = new byte[0];
   private static final byte[] ONE = {'1'};
   private static final byte[] ZERO = {'0'};
@@ -583,6 +586,48 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     return outcome == null
         ? Optional.empty()
         : Optional.of(config.codec().decode((byte[]) outcome));
+  }
+
+  @Override
+  public Optional<StoredRecord> inspect(String key) {
+    byte[] k = redisKey(key);
+    Object answer = call("inspect", () -> INSPECT.run(redis, List.of(k), header(INSPECT, 0)));
+    if (!(answer instanceof List<?> fields)) {
+      return Optional.empty();
+    }
+    String state = text(fields.get(0));
+    String lease = text(fields.get(2));
+    String retention = text(fields.get(3));
+    byte[] outcome = (byte[]) fields.get(6);
+    StoredRecord.State s =
+        switch (state) {
+          case "p" -> StoredRecord.State.IN_PROGRESS;
+          case "c" -> StoredRecord.State.COMPLETED;
+          default -> StoredRecord.State.RELEASED;
+        };
+    String token = text(fields.get(1));
+    return Optional.of(
+        new StoredRecord(
+            s,
+            s == StoredRecord.State.IN_PROGRESS && !token.isEmpty() ? token : null,
+            lease.isEmpty() ? null : instant(lease),
+            retention.isEmpty() ? null : instant(retention),
+            Integer.parseInt(text(fields.get(4))),
+            Integer.parseInt(text(fields.get(5))),
+            s == StoredRecord.State.COMPLETED
+                ? Optional.of(config.codec().decode(outcome))
+                : Optional.empty(),
+            instant(fields.get(7))));
+  }
+
+  @Override
+  public StoredRecord.Removal remove(String key) {
+    byte[] k = redisKey(key);
+    Object answer = call("remove", () -> REMOVE.run(redis, List.of(k), header(REMOVE, 0)));
+    long n = (Long) answer;
+    return n == 1
+        ? StoredRecord.Removal.REMOVED
+        : n == 0 ? StoredRecord.Removal.ABSENT : StoredRecord.Removal.HELD;
   }
 
   /**

@@ -239,6 +239,39 @@ elseif op == 'get' then
     return rec.o
   end
   return false
+elseif op == 'inspect' then
+  -- Answers KEYS[1]'s record for an operator, expired or not: {state, token, lease end,
+  -- retention end, deliveries, takeovers, outcome, now} (ends resolved to ms, '' when none),
+  -- or nil when there is none.
+  local rec = read(KEYS[1])
+  if rec and rec.err then
+    return rec
+  end
+  if not rec then
+    return false
+  end
+  local lease, retention = '', ''
+  if rec.s == 'p' and rec.l ~= '' then
+    lease = ms(endOf(KEYS[1], rec.l))
+  elseif rec.s == 'c' and rec.r ~= '' then
+    retention = ms(endOf(KEYS[1], rec.r))
+  end
+  return {rec.s, rec.t, lease, retention, tostring(rec.d), tostring(rec.x), rec.o, ms(now())}
+elseif op == 'remove' then
+  -- An operator's delete of KEYS[1] unless a live claim holds it. Answers 1 deleted, 0 absent,
+  -- -1 held.
+  local rec = read(KEYS[1])
+  if rec and rec.err then
+    return rec
+  end
+  if not rec then
+    return 0
+  end
+  if rec.s == 'p' and now() < endOf(KEYS[1], rec.l) then
+    return -1
+  end
+  redis.call('DEL', KEYS[1])
+  return 1
 elseif op == 'clear' then
   -- Deletes the records of KEYS (one SCAN page under the prefix) that belong to this store: a
   -- store whose prefix starts with this one's (app1: and app1:2:) matches the same SCAN pattern,
