@@ -6,6 +6,7 @@ import dev.siglo.consumer.engine.ConsumerBuilder;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.engine.MessageProcessorConfig;
 import dev.siglo.consumer.error.SigloConfigurationException;
+import dev.siglo.consumer.key.IdempotencyKeyExtractor;
 import dev.siglo.consumer.key.KeyExtractors;
 import dev.siglo.consumer.support.Durations;
 import dev.siglo.consumer.support.NamedThreads;
@@ -202,12 +203,7 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
     private boolean shutdownHook;
 
     private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
-      super(
-          decoder,
-          handler,
-          KeyExtractors.firstPresent(
-              KeyExtractors.header(MessageProcessorConfig.DEFAULT_KEY_HEADER),
-              KeyExtractors.recordKey()));
+      super(decoder, handler, defaultKeyExtractor());
     }
 
     @Override
@@ -445,6 +441,15 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
       }
       return value;
     }
+  }
+
+  /**
+   * @return where the key is unless the builder says otherwise: the {@code idempotency-key} header,
+   *     else the record key
+   */
+  public static IdempotencyKeyExtractor<Object> defaultKeyExtractor() {
+    return KeyExtractors.firstPresent(
+        KeyExtractors.header(MessageProcessorConfig.DEFAULT_KEY_HEADER), KeyExtractors.recordKey());
   }
 
   @Override

@@ -11,8 +11,9 @@ import picocli.CommandLine.Parameters;
 /**
  * The {@code siglo} command line, the main class of the launcher's jar: {@code siglo run <config>}
  * runs a consumer; {@code siglo inspect} shows a key's record and {@code siglo forget} deletes a
- * completed record or cached decline. Every command has {@code --help}. Exit codes: 0 done, 1
- * failed while running, 2 could not start (bad arguments, configuration or dependency).
+ * completed record or cached decline; {@code siglo redrive} sends dead letters back. Every command
+ * has {@code --help}. Exit codes: 0 done, 1 failed while running, 2 could not start (bad arguments,
+ * configuration or dependency).
  */
 @Command(
     name = "siglo",
@@ -23,6 +24,7 @@ import picocli.CommandLine.Parameters;
       SigloCli.Run.class,
       StoreCommands.Inspect.class,
       StoreCommands.Forget.class,
+      RedriveCommand.class,
       CommandLine.HelpCommand.class
     })
 public final class SigloCli implements Runnable {

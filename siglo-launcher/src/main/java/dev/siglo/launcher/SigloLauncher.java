@@ -111,26 +111,30 @@ public final class SigloLauncher {
    * @throws SigloConfigurationException naming the file, the key and the problem
    */
   public static Running start(LauncherConfig config, PrintStream out) {
-    String payload = config.required(LauncherKey.PAYLOAD);
+    PayloadDecoder<?> decoder = decoder(config);
     Object handler = instantiate(config, LauncherKey.HANDLER);
     if (!(handler instanceof MessageHandler<?>)) {
       throw config.error(
           LauncherKey.HANDLER.key(),
           handler.getClass().getName() + " does not implement MessageHandler");
     }
+    return start(config, decoder, handler, out);
+  }
+
+  /**
+   * @return the payload decoder {@code siglo.payload} names
+   */
+  static PayloadDecoder<?> decoder(LauncherConfig config) {
+    String payload = config.required(LauncherKey.PAYLOAD);
     if (payload.equals("utf8")) {
-      return start(config, PayloadDecoder.utf8(), handler, out);
+      return PayloadDecoder.utf8();
     }
     if (payload.equals("bytes")) {
-      return start(config, PayloadDecoder.bytes(), handler, out);
+      return PayloadDecoder.bytes();
     }
     if (payload.startsWith("json:")) {
       Class<?> type = load(config, LauncherKey.PAYLOAD, payload.substring(5));
-      return start(
-          config,
-          PayloadDecoder.json(new ObjectMapper().findAndRegisterModules(), type),
-          handler,
-          out);
+      return PayloadDecoder.json(new ObjectMapper().findAndRegisterModules(), type);
     }
     throw config.error(
         LauncherKey.PAYLOAD.key(), "'" + payload + "' must be utf8, bytes or json:<class>");
@@ -202,7 +206,7 @@ public final class SigloLauncher {
   /**
    * @return the configured extractor, or null for the broker's default
    */
-  private static IdempotencyKeyExtractor<Object> keyExtractor(LauncherConfig config) {
+  static IdempotencyKeyExtractor<Object> keyExtractor(LauncherConfig config) {
     String spec = config.get(LauncherKey.KEY);
     if (spec == null) {
       return null;

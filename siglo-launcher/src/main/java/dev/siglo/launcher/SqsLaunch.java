@@ -105,7 +105,7 @@ final class SqsLaunch {
    * The configuration's environment's static keys when it holds them (the launcher's process
    * environment; a test's own map), else the SDK's default chain (profile, role, ...).
    */
-  private static AwsCredentialsProvider credentials(LauncherConfig config) {
+  static AwsCredentialsProvider credentials(LauncherConfig config) {
     Map<String, String> env = config.environment();
     String id = env.get("AWS_ACCESS_KEY_ID");
     String secret = env.get("AWS_SECRET_ACCESS_KEY");
@@ -115,7 +115,7 @@ final class SqsLaunch {
     return DefaultCredentialsProvider.builder().build();
   }
 
-  private static SqsClient client(LauncherConfig config, AwsCredentialsProvider credentials) {
+  static SqsClient client(LauncherConfig config, AwsCredentialsProvider credentials) {
     SqsClientBuilder client = SqsClient.builder().credentialsProvider(credentials);
     String endpoint = config.get(LauncherKey.SQS_ENDPOINT);
     if (endpoint != null) {

@@ -6,6 +6,7 @@ import dev.siglo.consumer.engine.ConsumerBuilder;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.engine.MessageProcessorConfig;
 import dev.siglo.consumer.error.SigloConfigurationException;
+import dev.siglo.consumer.key.IdempotencyKeyExtractor;
 import dev.siglo.consumer.key.KeyExtractors;
 import dev.siglo.consumer.support.Durations;
 import dev.siglo.consumer.support.Time;
@@ -214,13 +215,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
     private boolean deadLetterDeclines;
 
     private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
-      super(
-          decoder,
-          Objects.requireNonNull(handler, "handler"),
-          KeyExtractors.firstPresent(
-              KeyExtractors.attribute(MessageProcessorConfig.DEFAULT_KEY_HEADER),
-              KeyExtractors.deduplicationId(),
-              KeyExtractors.messageId()));
+      super(decoder, Objects.requireNonNull(handler, "handler"), defaultKeyExtractor());
     }
 
     @Override
@@ -366,5 +361,16 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
               metricsOrNull());
       return new SigloSqsConsumer<>(client, config, processor());
     }
+  }
+
+  /**
+   * @return where the key is unless the builder says otherwise: the {@code idempotency-key}
+   *     attribute, else the deduplication id, else the message id
+   */
+  public static IdempotencyKeyExtractor<Object> defaultKeyExtractor() {
+    return KeyExtractors.firstPresent(
+        KeyExtractors.attribute(MessageProcessorConfig.DEFAULT_KEY_HEADER),
+        KeyExtractors.deduplicationId(),
+        KeyExtractors.messageId());
   }
 }

@@ -8,10 +8,15 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.header.Header;
 
 /** Maps a Kafka record to the engine's {@link Message}. Stateless. */
-final class RecordMapper {
+public final class RecordMapper {
   private RecordMapper() {}
 
-  static Message toMessage(ConsumerRecord<byte[], byte[]> r, int attempt) {
+  /**
+   * @param r the record
+   * @param attempt its delivery attempt
+   * @return the message
+   */
+  public static Message toMessage(ConsumerRecord<byte[], byte[]> r, int attempt) {
     Message.Builder b =
         Message.builder(
                 r.topic() + "-" + r.partition() + "@" + r.offset(),

@@ -9,10 +9,16 @@ import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 
 /** Maps an SQS message to the engine's {@link Message}. Stateless. */
-final class SqsMessages {
+public final class SqsMessages {
   private SqsMessages() {}
 
-  static Message toMessage(software.amazon.awssdk.services.sqs.model.Message m, String queueName) {
+  /**
+   * @param m the SQS message
+   * @param queueName its queue's name
+   * @return the message
+   */
+  public static Message toMessage(
+      software.amazon.awssdk.services.sqs.model.Message m, String queueName) {
     Map<MessageSystemAttributeName, String> system = m.attributes();
     int receives = parse(system.get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT), 1);
     Message.Builder b =
