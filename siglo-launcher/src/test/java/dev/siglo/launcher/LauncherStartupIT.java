@@ -13,7 +13,6 @@ import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -44,27 +43,8 @@ class LauncherStartupIT {
   private Exit run(String file, String text, Map<String, String> env) throws Exception {
     Path config = dir.resolve(file);
     Files.writeString(config, text);
-    ProcessBuilder pb =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                SigloCli.class.getName(),
-                "run",
-                config.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve(file + ".log").toFile());
-    pb.environment().keySet().removeIf(k -> k.startsWith("AWS_") || k.startsWith("SIGLO_"));
-    pb.environment().putAll(env);
-    Process p = pb.start();
-    try {
-      assertThat(p.waitFor(60, TimeUnit.SECONDS))
-          .as("the launcher exits by itself: " + Files.readString(dir.resolve(file + ".log")))
-          .isTrue();
-    } finally {
-      p.destroyForcibly();
-    }
-    return new Exit(p.exitValue(), Files.readString(dir.resolve(file + ".log")));
+    SigloProcess.Result r = SigloProcess.run(dir, env, "", "run", config.toString());
+    return new Exit(r.code(), r.output());
   }
 
   private static String kafka(String topic) {

@@ -13,7 +13,6 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.OffsetSpec;
 import org.apache.kafka.common.TopicPartition;
@@ -52,32 +51,15 @@ class RedriveIT {
     redis.close();
   }
 
-  record Run(int code, String output) {}
-
-  private Run redrive(Path config, String... options) throws Exception {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                SigloCli.class.getName(),
-                "redrive",
-                "-c",
-                config.toString()));
-    command.addAll(List.of(options));
-    Path log = dir.resolve("redrive-" + System.nanoTime() + ".log");
-    ProcessBuilder pb =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
-    pb.environment().put("AWS_ACCESS_KEY_ID", "test");
-    pb.environment().put("AWS_SECRET_ACCESS_KEY", "test");
-    Process p = pb.start();
-    try {
-      assertThat(p.waitFor(120, TimeUnit.SECONDS)).isTrue();
-    } finally {
-      p.destroyForcibly();
-    }
-    Run run = new Run(p.exitValue(), Files.readString(log));
+  private static SigloProcess.Result redrive(Path config, String... options) throws Exception {
+    List<String> args = new ArrayList<>(List.of("redrive", "-c", config.toString()));
+    args.addAll(List.of(options));
+    SigloProcess.Result run =
+        SigloProcess.run(
+            config.getParent(),
+            Map.of("AWS_ACCESS_KEY_ID", "test", "AWS_SECRET_ACCESS_KEY", "test"),
+            "",
+            args.toArray(String[]::new));
     assertThat(run.code()).as(run.output()).isZero();
     return run;
   }
@@ -114,21 +96,21 @@ class RedriveIT {
       await().atMost(Duration.ofSeconds(120)).until(() -> end(topic + "-dlt") == KEYS + 1);
       DependencyHandler.BROKEN.set(false); // the fix
 
-      Run dry = redrive(config, "--dry-run", "--max-redrives", "1");
+      SigloProcess.Result dry = redrive(config, "--dry-run", "--max-redrives", "1");
       assertThat(dry.output())
           .contains("dry run, nothing changed: redriven " + (KEYS + 1) + ", completed (skipped) 0")
           .contains("WOULD_REDRIVE " + topic + "-dlt-");
       assertThat(end(topic)).as("nothing sent").isEqualTo(KEYS + 1);
       assertThat(DependencyHandler.EFFECTS).isEmpty();
 
-      Run first = redrive(config, "--max-redrives", "1");
+      SigloProcess.Result first = redrive(config, "--max-redrives", "1");
       assertThat(first.output()).contains("redriven " + (KEYS + 1) + ", completed (skipped) 0");
       await().atMost(Duration.ofSeconds(60)).until(() -> DependencyHandler.EFFECTS.size() == KEYS);
       // the record that still fails comes back to the dead-letter topic, redriven once
       await().atMost(Duration.ofSeconds(120)).until(() -> end(topic + "-dlt") == KEYS + 2);
       assertEachFixedKeyRanOnce();
 
-      Run second = redrive(config, "--max-redrives", "1");
+      SigloProcess.Result second = redrive(config, "--max-redrives", "1");
       assertThat(second.output())
           .contains(
               "redriven 0, completed (skipped) "
@@ -184,20 +166,20 @@ class RedriveIT {
           .until(() -> SqsServer.messagesIn(sqs, dlq) == KEYS + 1);
       DependencyHandler.BROKEN.set(false);
 
-      Run dry = redrive(config, "--dry-run", "--max-redrives", "1");
+      SigloProcess.Result dry = redrive(config, "--dry-run", "--max-redrives", "1");
       assertThat(dry.output()).contains("dry run, nothing changed: redriven " + (KEYS + 1));
       await()
           .atMost(Duration.ofSeconds(30))
           .until(() -> SqsServer.messagesIn(sqs, dlq) == KEYS + 1);
       assertThat(DependencyHandler.EFFECTS).isEmpty();
 
-      Run first = redrive(config, "--max-redrives", "1");
+      SigloProcess.Result first = redrive(config, "--max-redrives", "1");
       assertThat(first.output()).contains("redriven " + (KEYS + 1) + ", completed (skipped) 0");
       await().atMost(Duration.ofSeconds(60)).until(() -> DependencyHandler.EFFECTS.size() == KEYS);
       await().atMost(Duration.ofSeconds(180)).until(() -> SqsServer.messagesIn(sqs, dlq) == 1);
       assertEachFixedKeyRanOnce();
 
-      Run second = redrive(config, "--max-redrives", "1");
+      SigloProcess.Result second = redrive(config, "--max-redrives", "1");
       assertThat(second.output())
           .contains("redriven 0, completed (skipped) 0, stopped at the loop guard 1")
           .contains("key key-stuck-0");

@@ -11,14 +11,10 @@ import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.store.StoredRecord;
 import dev.siglo.testkit.PostgresServer;
 import dev.siglo.testkit.RedisServer;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -31,28 +27,8 @@ class StoreCommandsIT {
 
   @TempDir Path dir;
 
-  record Run(int code, String output) {}
-
-  private Run siglo(String stdin, String... args) throws Exception {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                SigloCli.class.getName()));
-    command.addAll(List.of(args));
-    Path log = dir.resolve("siglo-" + System.nanoTime() + ".log");
-    Process p =
-        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile()).start();
-    p.getOutputStream().write(stdin.getBytes(StandardCharsets.UTF_8));
-    p.getOutputStream().close();
-    try {
-      assertThat(p.waitFor(60, TimeUnit.SECONDS)).isTrue();
-    } finally {
-      p.destroyForcibly();
-    }
-    return new Run(p.exitValue(), Files.readString(log));
+  private SigloProcess.Result siglo(String stdin, String... args) throws Exception {
+    return SigloProcess.run(dir, Map.of(), stdin, args);
   }
 
   private Path config(String store) throws Exception {
@@ -87,7 +63,7 @@ class StoreCommandsIT {
 
   @Test
   void theInMemoryStoreIsRefusedWithItsReason() throws Exception {
-    Run r = siglo("", "inspect", "-c", config("").toString(), "order-1");
+    SigloProcess.Result r = siglo("", "inspect", "-c", config("").toString(), "order-1");
     assertThat(r.code()).isEqualTo(2);
     assertThat(r.output())
         .contains(
@@ -108,29 +84,30 @@ class StoreCommandsIT {
       held = claim(store, "order-2");
     }
 
-    Run declined = siglo("", "inspect", "-c", c, "order-1");
+    SigloProcess.Result declined = siglo("", "inspect", "-c", c, "order-1");
     assertThat(declined.code()).as(declined.output()).isZero();
     assertThat(declined.output())
         .containsPattern("key +ff:idemp:ops:_:order-1")
         .containsPattern("state +COMPLETED\n")
         .containsPattern("retention end +\\S+Z \\(in 86\\d{3} s\\)")
         .containsPattern("outcome +declined: com.acme.CardDeclined: no funds \\{code=nsf\\}");
-    Run running = siglo("", "inspect", "-c", c, "order-2");
+    SigloProcess.Result running = siglo("", "inspect", "-c", c, "order-2");
     assertThat(running.output())
         .containsPattern("state +IN_PROGRESS\n")
         .containsPattern("owner token +" + held.value())
         .containsPattern("lease end +\\S+Z \\(in 1\\d\\d s\\)")
         .containsPattern("deliveries +1\n");
-    Run none = siglo("", "inspect", "-c", c, "--stored-key", "ff:idemp:ops:_:nothing");
+    SigloProcess.Result none =
+        siglo("", "inspect", "-c", c, "--stored-key", "ff:idemp:ops:_:nothing");
     assertThat(none.code()).isEqualTo(1);
     assertThat(none.output()).contains("no record for ff:idemp:ops:_:nothing");
 
-    Run no = siglo("n\n", "forget", "-c", c, "order-1");
+    SigloProcess.Result no = siglo("n\n", "forget", "-c", c, "order-1");
     assertThat(no.code()).isEqualTo(1);
     assertThat(no.output()).contains("[y/N]").contains("not forgotten");
     assertThat(state(config, "order-1")).isEqualTo(StoredRecord.State.COMPLETED);
 
-    Run yes = siglo("y\n", "forget", "-c", c, "--operator", "alice", "order-1");
+    SigloProcess.Result yes = siglo("y\n", "forget", "-c", c, "--operator", "alice", "order-1");
     assertThat(yes.code()).as(yes.output()).isZero();
     assertThat(yes.output())
         .contains("forgot ff:idemp:ops:_:order-1")
@@ -138,7 +115,7 @@ class StoreCommandsIT {
             "forgot ff:idemp:ops:_:order-1 by alice at \\S+ \\(the record was COMPLETED\\)");
     assertThat(state(config, "order-1")).isNull();
 
-    Run refused = siglo("", "forget", "-c", c, "--yes", "order-2");
+    SigloProcess.Result refused = siglo("", "forget", "-c", c, "--yes", "order-2");
     assertThat(refused.code()).isEqualTo(1);
     assertThat(refused.output())
         .contains("not forgotten: a live claim holds ff:idemp:ops:_:order-2");
