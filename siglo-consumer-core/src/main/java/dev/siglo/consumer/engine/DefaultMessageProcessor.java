@@ -377,9 +377,15 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     DefaultHandlerContext context =
         new DefaultHandlerContext(
             message, key, token, attempt, invoker, config.keys(), classifier, results);
-    Object result = config.handler().handle(value, context);
-    for (MessageHook hook : config.hooks()) {
-      hook.after(message, result);
+    Object result;
+    HandlerMdc mdc = HandlerMdc.of(message, key);
+    try {
+      result = config.handler().handle(value, context);
+      for (MessageHook hook : config.hooks()) {
+        hook.after(message, result);
+      }
+    } finally {
+      mdc.close();
     }
     handlerNanos[0] = System.nanoTime() - start;
     return result;
