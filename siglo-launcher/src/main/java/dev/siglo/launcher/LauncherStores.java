@@ -41,6 +41,21 @@ final class LauncherStores {
     };
   }
 
+  /**
+   * @return the configuration's store, its connection checked ({@link StartupChecks#store}); the
+   *     caller closes it
+   */
+  static IdempotencyStore openChecked(LauncherConfig config) {
+    IdempotencyStore store = build(config).store();
+    try {
+      new StartupChecks(config).store(store);
+      return store;
+    } catch (RuntimeException e) {
+      store.close();
+      throw e;
+    }
+  }
+
   private static Built redis(LauncherConfig config) {
     RedisStoreConfig.Builder b = RedisStoreConfig.custom();
     String user = config.get(LauncherKey.STORE_REDIS_USER);

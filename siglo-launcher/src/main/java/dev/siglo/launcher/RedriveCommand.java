@@ -100,8 +100,7 @@ final class RedriveCommand implements Callable<Integer> {
           "siglo: the configuration's store is in-memory: completed keys cannot be told apart;"
               + " every selected dead letter is redriven (the consumer still runs each key once)");
     } else {
-      store = LauncherStores.build(c).store();
-      new StartupChecks(c).store(store);
+      store = LauncherStores.openChecked(c);
     }
     try {
       Redrives.Planner planner =

@@ -62,14 +62,7 @@ final class StoreCommands {
             "the in-memory store lives inside the consumer's process; inspect and forget need"
                 + " redis or postgres");
       }
-      IdempotencyStore store = LauncherStores.build(c).store();
-      try {
-        new StartupChecks(c).store(store);
-        return store;
-      } catch (RuntimeException e) {
-        store.close();
-        throw e;
-      }
+      return LauncherStores.openChecked(c);
     }
   }
 
