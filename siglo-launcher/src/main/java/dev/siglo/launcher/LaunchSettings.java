@@ -69,6 +69,7 @@ record LaunchSettings<T>(
       LauncherStores.Built built = LauncherStores.build(config);
       started.store = started.add(built.store());
       checks.store(built.store());
+      built.startUpkeep().run();
       summary
           .add("store", built.description())
           .add(

@@ -95,6 +95,17 @@ public enum LauncherKey {
       "siglo.store.redis.replica-acks",
       "0",
       "replicas that must acknowledge each write (`WAIT`) before it counts; 0 for none"),
+  /** Redis GC grace. */
+  STORE_REDIS_GC_GRACE(
+      "siglo.store.redis.gc-grace",
+      RedisStoreConfig.DEFAULT_GC_GRACE.toString(),
+      "how long a record outlives its lease or retention before Redis expires it"),
+  /** Redis step colocation. */
+  STORE_REDIS_COLOCATE_STEPS(
+      "siglo.store.redis.colocate-steps",
+      "false",
+      "`true` keeps a message's step records in its own hash slot (Redis Cluster; a new key"
+          + " prefix)"),
   /** Redis record format. */
   STORE_REDIS_HASH_RECORDS(
       "siglo.store.redis.hash-records",
@@ -127,6 +138,21 @@ public enum LauncherKey {
       "(none)",
       "an ISO-8601 duration such as `PT6H`: records in a table partitioned by expiry, one"
           + " partition per width, dropped once expired (a table of its own: README)"),
+  /** PostgreSQL purge grace. */
+  STORE_POSTGRES_PURGE_GRACE(
+      "siglo.store.postgres.purge-grace",
+      PostgresStoreConfig.DEFAULT_PURGE_GRACE.toString(),
+      "how long past expiry a row is kept before a purge removes it"),
+  /** PostgreSQL purge interval. */
+  STORE_POSTGRES_PURGE_INTERVAL(
+      "siglo.store.postgres.purge-interval",
+      "PT5M",
+      "how often a running consumer purges expired rows (drops expired partitions)"),
+  /** PostgreSQL partitions ahead. */
+  STORE_POSTGRES_PARTITIONS_AHEAD(
+      "siglo.store.postgres.partitions-ahead",
+      String.valueOf(PostgresStoreConfig.DEFAULT_PARTITIONS_AHEAD),
+      "partitions kept created ahead of now (with `partition-width`)"),
   /** Retention of completed records. */
   IDEMPOTENCY_TTL(
       "siglo.idempotency.ttl",

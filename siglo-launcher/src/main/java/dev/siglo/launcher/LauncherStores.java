@@ -26,8 +26,15 @@ import redis.clients.jedis.SslOptions;
 final class LauncherStores {
   private LauncherStores() {}
 
-  /** A store and where it is, for the summary (no secret in it). */
-  record Built(IdempotencyStore store, String description) {}
+  /**
+   * A store, where it is for the summary (no secret in it), and its upkeep for a running consumer
+   * (the PostgreSQL store's scheduled purge; nothing for the others).
+   */
+  record Built(IdempotencyStore store, String description, Runnable startUpkeep) {
+    Built(IdempotencyStore store, String description) {
+      this(store, description, () -> {});
+    }
+  }
 
   static Built build(LauncherConfig config) {
     String kind = config.oneOf(LauncherKey.STORE, "memory", "redis", "postgres");
@@ -128,6 +135,9 @@ final class LauncherStores {
         .keyPrefix(config.required(LauncherKey.STORE_REDIS_PREFIX))
         .poolSize(config.positiveInt(LauncherKey.STORE_REDIS_POOL_SIZE))
         .timeouts(timeout, timeout)
+        .gcGrace(config.positiveDuration(LauncherKey.STORE_REDIS_GC_GRACE))
+        .colocateSteps(
+            config.oneOf(LauncherKey.STORE_REDIS_COLOCATE_STEPS, "true", "false").equals("true"))
         .hashRecords(
             config.oneOf(LauncherKey.STORE_REDIS_HASH_RECORDS, "true", "false").equals("true"));
     String description =
@@ -203,13 +213,16 @@ final class LauncherStores {
         PostgresStoreConfig.builder(new HikariDataSource(pool))
             .table(config.required(LauncherKey.STORE_POSTGRES_TABLE))
             .createTable(true)
+            .purgeGrace(config.positiveDuration(LauncherKey.STORE_POSTGRES_PURGE_GRACE))
             .closeDataSourceOnClose(true);
     String schema = config.get(LauncherKey.STORE_POSTGRES_SCHEMA);
     if (schema != null) {
       postgres.schema(schema);
     }
     if (width != null) {
-      postgres.partitioned(width);
+      postgres
+          .partitioned(width)
+          .partitionsAhead(config.positiveInt(LauncherKey.STORE_POSTGRES_PARTITIONS_AHEAD));
     }
     String description =
         "postgres at "
@@ -218,8 +231,11 @@ final class LauncherStores {
             + (schema == null ? "" : schema + ".")
             + config.required(LauncherKey.STORE_POSTGRES_TABLE)
             + (width == null ? "" : ", partitioned by " + width);
+    Duration purge = config.positiveDuration(LauncherKey.STORE_POSTGRES_PURGE_INTERVAL);
     try {
-      return new Built(PostgresIdempotencyStore.of(postgres.build()), description);
+      PostgresIdempotencyStore store = PostgresIdempotencyStore.of(postgres.build());
+      return new Built(
+          store, description + ", purged every " + purge, () -> store.schedulePurge(purge));
     } catch (IllegalArgumentException e) {
       throw config.error(config.name(LauncherKey.STORE), e.getMessage());
     }

@@ -204,6 +204,48 @@ class SigloLauncherIT {
     }
   }
 
+  @Test
+  void aRunningConsumerPurgesExpiredRowsOfItsPostgresStore(@TempDir Path dir) throws Exception {
+    String topic = "pg-purge-" + System.nanoTime();
+    KAFKA.broker().createTopics(1, topic, topic + "-dlt");
+    JsonRecords.produce(KAFKA.broker().bootstrapServers(), topic, "Q", 5, 1);
+    try (dev.siglo.testkit.PostgresServer pg = dev.siglo.testkit.PostgresServer.start()) {
+      Path file = dir.resolve("purging.properties");
+      Files.writeString(
+          file,
+          String.join(
+              "\n",
+              "siglo.handler=" + RecordingHandler.class.getName(),
+              "siglo.key.source=json-pointer:/id",
+              "siglo.key.namespace=pg-purge",
+              "siglo.store.type=postgres",
+              "siglo.store.postgres.url=" + pg.jdbcUrl(),
+              // the mechanism under test: records kept a second, purged a second after that
+              "siglo.idempotency.ttl=PT1S",
+              "siglo.store.postgres.purge-grace=PT1S",
+              "siglo.store.postgres.purge-interval=PT1S",
+              "siglo.kafka.bootstrap-servers=" + KAFKA.broker().bootstrapServers(),
+              "siglo.kafka.topics=" + topic,
+              "siglo.kafka.group-id=" + topic,
+              ""));
+      RecordingHandler.EFFECTS.clear();
+      try (SigloLauncher.Running running =
+          SigloLauncher.start(LauncherConfig.load(file, Map.of()))) {
+        await().atMost(Duration.ofSeconds(60)).until(() -> RecordingHandler.EFFECTS.size() == 5);
+        await().atMost(Duration.ofSeconds(60)).until(() -> rows(pg.jdbcUrl()) == 0);
+        assertThat(running.termination()).isNotDone();
+      }
+    }
+  }
+
+  private static int rows(String url) throws Exception {
+    try (var c = java.sql.DriverManager.getConnection(url);
+        var rs = c.createStatement().executeQuery("SELECT count(*) FROM siglo_idempotency")) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
   private static int completedRows(String url) throws Exception {
     try (var c = java.sql.DriverManager.getConnection(url);
         var rs =
