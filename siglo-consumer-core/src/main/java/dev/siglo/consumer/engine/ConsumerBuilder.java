@@ -129,6 +129,28 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
   }
 
   /**
+   * Traces each message with OpenTelemetry, parented on the producer's context (see {@link
+   * MessageProcessorConfig.Builder#tracing}).
+   *
+   * @param openTelemetry the application's OpenTelemetry
+   * @return this builder
+   */
+  public B tracing(io.opentelemetry.api.OpenTelemetry openTelemetry) {
+    return tracing(openTelemetry, false);
+  }
+
+  /**
+   * @param openTelemetry the application's OpenTelemetry
+   * @param linkToProducer link the consumer span to the producer's context instead of parenting it
+   *     there
+   * @return this builder
+   */
+  public B tracing(io.opentelemetry.api.OpenTelemetry openTelemetry, boolean linkToProducer) {
+    engine.tracing(openTelemetry, linkToProducer);
+    return self();
+  }
+
+  /**
    * @param listener receives events
    * @return this builder
    */

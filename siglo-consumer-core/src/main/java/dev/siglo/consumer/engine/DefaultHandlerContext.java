@@ -24,6 +24,7 @@ final class DefaultHandlerContext implements HandlerContext, StepContext {
   private final IdempotencyKeys keys;
   private final ErrorClassifier classifier;
   private final ResultJson codec;
+  private final Tracing tracing;
 
   DefaultHandlerContext(
       Message message,
@@ -33,7 +34,8 @@ final class DefaultHandlerContext implements HandlerContext, StepContext {
       IdempotentInvoker invoker,
       IdempotencyKeys keys,
       ErrorClassifier classifier,
-      ResultJson codec) {
+      ResultJson codec,
+      Tracing tracing) {
     this.message = message;
     this.key = key;
     this.token = token;
@@ -42,6 +44,7 @@ final class DefaultHandlerContext implements HandlerContext, StepContext {
     this.keys = keys;
     this.classifier = classifier;
     this.codec = codec;
+    this.tracing = tracing;
   }
 
   @Override
@@ -66,6 +69,18 @@ final class DefaultHandlerContext implements HandlerContext, StepContext {
 
   @Override
   public <I, R> R run(Step<I, R> step, I input) throws Exception {
+    Tracing.Span span = tracing.step(step.name());
+    try {
+      return runUntraced(step, input);
+    } catch (Exception | Error e) {
+      span.fail(e);
+      throw e;
+    } finally {
+      span.close();
+    }
+  }
+
+  private <I, R> R runUntraced(Step<I, R> step, I input) throws Exception {
     if (!step.isIdempotent()) {
       return runBodyAndHooks(step, input);
     }

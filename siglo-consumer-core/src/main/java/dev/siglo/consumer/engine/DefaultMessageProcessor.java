@@ -57,6 +57,8 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
   /**
    * @param config the configuration
    */
+  private final Tracing tracing;
+
   DefaultMessageProcessor(MessageProcessorConfig<T> config) {
     this.config = config;
     this.time = config.time();
@@ -66,7 +68,9 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
         new StoreGate(
             config.store(), config.keys().key(PROBE_KEY), config.pauseConditions(), time, events);
     this.leases = new LeaseKeeper(config.store(), time, events, gate);
-    this.invoker = new IdempotentInvoker(config.store(), results, time, leases, gate);
+    this.tracing = config.tracing();
+    this.invoker =
+        new IdempotentInvoker(tracing.traced(config.store()), results, time, leases, gate);
     if (!config.pauseConditions().isEmpty()) {
       gate.startTicking();
     }
@@ -105,6 +109,20 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
 
   @Override
   public Disposition process(Message message) {
+    Tracing.Span span = tracing.message(message);
+    try {
+      Disposition d = processUntraced(message);
+      span.outcome(d);
+      return d;
+    } catch (RuntimeException | Error e) {
+      span.fail(e);
+      throw e;
+    } finally {
+      span.close();
+    }
+  }
+
+  private Disposition processUntraced(Message message) {
     T value;
     try {
       value = config.decoder().decode(message);
@@ -376,15 +394,20 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     long start = System.nanoTime();
     DefaultHandlerContext context =
         new DefaultHandlerContext(
-            message, key, token, attempt, invoker, config.keys(), classifier, results);
+            message, key, token, attempt, invoker, config.keys(), classifier, results, tracing);
     Object result;
     HandlerMdc mdc = HandlerMdc.of(message, key);
+    Tracing.Span span = tracing.handler(attempt);
     try {
       result = config.handler().handle(value, context);
       for (MessageHook hook : config.hooks()) {
         hook.after(message, result);
       }
+    } catch (Exception | Error e) {
+      span.fail(e);
+      throw e;
     } finally {
+      span.close();
       mdc.close();
     }
     handlerNanos[0] = System.nanoTime() - start;

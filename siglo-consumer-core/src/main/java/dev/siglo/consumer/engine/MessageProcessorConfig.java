@@ -54,6 +54,7 @@ public final class MessageProcessorConfig<T> {
   private final List<SigloEventListener> listeners;
   private final List<PauseCondition> pauseConditions;
   private final Time time;
+  private final Tracing tracing;
 
   private MessageProcessorConfig(Builder<T> b) {
     this.decoder = b.decoder;
@@ -71,6 +72,14 @@ public final class MessageProcessorConfig<T> {
     this.listeners = List.copyOf(b.listeners);
     this.pauseConditions = List.copyOf(b.pauseConditions);
     this.time = b.time;
+    this.tracing = b.tracing;
+  }
+
+  /**
+   * @return the tracing points ({@link Tracing#NONE} unless {@link Builder#tracing} was given)
+   */
+  Tracing tracing() {
+    return tracing;
   }
 
   /**
@@ -208,6 +217,7 @@ public final class MessageProcessorConfig<T> {
     private ObjectMapper resultMapper = DEFAULT_RESULT_MAPPER;
     private final List<MessageHook> hooks = new ArrayList<>();
     private final List<SigloEventListener> listeners = new ArrayList<>();
+    private Tracing tracing = Tracing.NONE;
     private final List<PauseCondition> pauseConditions = new ArrayList<>();
     private Time time = Time.SYSTEM;
 
@@ -357,6 +367,27 @@ public final class MessageProcessorConfig<T> {
       }
       pauseConditions.add(
           new PauseCondition(reason, Objects.requireNonNull(condition, "condition")));
+      return this;
+    }
+
+    /**
+     * Traces each message with OpenTelemetry (needs {@code io.opentelemetry:opentelemetry-api} on
+     * the class path): a CONSUMER span per message whose parent is the context its {@code
+     * traceparent} header or attribute carries, with the {@code messaging.*} attributes and {@code
+     * siglo.outcome}, {@code siglo.attempt}, {@code siglo.duplicate} (never the key or the
+     * payload); child spans for each handler attempt (a retry is a second one), each step and each
+     * store call. The handler runs with its attempt's span current, so the spans of the user's own
+     * HTTP and JDBC clients nest under it.
+     *
+     * @param openTelemetry the application's OpenTelemetry (its tracer provider and propagators)
+     * @param linkToProducer true to link the consumer span to the producer's context instead of
+     *     parenting it there (a new trace per message)
+     * @return this builder
+     */
+    public Builder<T> tracing(
+        io.opentelemetry.api.OpenTelemetry openTelemetry, boolean linkToProducer) {
+      this.tracing =
+          new OtelTracing(Objects.requireNonNull(openTelemetry, "openTelemetry"), linkToProducer);
       return this;
     }
 

@@ -1,0 +1,154 @@
+package dev.siglo.consumer.engine;
+
+import dev.siglo.consumer.Message;
+import dev.siglo.consumer.MessageSource;
+import dev.siglo.consumer.store.IdempotencyStore;
+import io.opentelemetry.api.OpenTelemetry;
+import io.opentelemetry.api.common.AttributeKey;
+import io.opentelemetry.api.trace.SpanBuilder;
+import io.opentelemetry.api.trace.SpanKind;
+import io.opentelemetry.api.trace.StatusCode;
+import io.opentelemetry.api.trace.Tracer;
+import io.opentelemetry.context.Context;
+import io.opentelemetry.context.Scope;
+import io.opentelemetry.context.propagation.TextMapGetter;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * OpenTelemetry tracing: a CONSUMER span per message, parented on (or, by choice, linked to) the
+ * context its {@code traceparent} header or attribute carries, with the standard {@code
+ * messaging.*} attributes and {@code siglo.outcome}, {@code siglo.attempt}, {@code siglo.duplicate}
+ * (never the key or the payload); INTERNAL child spans for each handler attempt, step and store
+ * call. The handler runs with its attempt's span current, so the user's own spans nest under it.
+ */
+final class OtelTracing implements Tracing {
+  static final String INSTRUMENTATION = "dev.siglo.consumer";
+  static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("siglo.outcome");
+  static final AttributeKey<Long> ATTEMPT = AttributeKey.longKey("siglo.attempt");
+  static final AttributeKey<Boolean> DUPLICATE = AttributeKey.booleanKey("siglo.duplicate");
+
+  private static final TextMapGetter<Message> HEADERS =
+      new TextMapGetter<>() {
+        @Override
+        public String get(Message m, String key) {
+          if (m == null) {
+            return null;
+          }
+          String v = m.headers().get(key);
+          if (v == null) {
+            for (Map.Entry<String, String> e : m.headers().entrySet()) {
+              if (e.getKey().toLowerCase(Locale.ROOT).equals(key)) {
+                return e.getValue();
+              }
+            }
+          }
+          return v;
+        }
+      };
+
+  private final OpenTelemetry otel;
+  private final Tracer tracer;
+  private final boolean link;
+
+  OtelTracing(OpenTelemetry otel, boolean link) {
+    this.otel = otel;
+    this.tracer = otel.getTracer(INSTRUMENTATION);
+    this.link = link;
+  }
+
+  @Override
+  public Tracing.Span message(Message message) {
+    Context producer =
+        otel.getPropagators().getTextMapPropagator().extract(Context.root(), message, HEADERS);
+    MessageSource source = message.source();
+    SpanBuilder b =
+        tracer
+            .spanBuilder(source.destination() + " process")
+            .setSpanKind(SpanKind.CONSUMER)
+            .setAttribute("messaging.system", source.system().equals("sqs") ? "aws_sqs" : "kafka")
+            .setAttribute("messaging.destination.name", source.destination())
+            .setAttribute("messaging.operation.type", "process")
+            .setAttribute("messaging.operation.name", "process")
+            .setAttribute("messaging.message.id", message.id())
+            .setAttribute(ATTEMPT, (long) message.deliveryAttempt());
+    if (source.partition() >= 0) {
+      b.setAttribute("messaging.destination.partition.id", String.valueOf(source.partition()));
+      b.setAttribute("messaging.kafka.offset", source.offset());
+    }
+    io.opentelemetry.api.trace.SpanContext parent =
+        io.opentelemetry.api.trace.Span.fromContext(producer).getSpanContext();
+    if (link && parent.isValid()) {
+      b.setNoParent().addLink(parent);
+    } else {
+      b.setParent(producer);
+    }
+    return new Started(b.startSpan());
+  }
+
+  @Override
+  public Tracing.Span handler(int attempt) {
+    return new Started(
+        tracer.spanBuilder("siglo.handle").setAttribute(ATTEMPT, (long) attempt).startSpan());
+  }
+
+  @Override
+  public Tracing.Span step(String name) {
+    return new Started(
+        tracer.spanBuilder("siglo.step " + name).setAttribute("siglo.step", name).startSpan());
+  }
+
+  @Override
+  public IdempotencyStore traced(IdempotencyStore store) {
+    return new TracedStore(store, this);
+  }
+
+  /** A child span of the current one for a store operation. */
+  Tracing.Span store(String operation) {
+    return new Started(tracer.spanBuilder("siglo.store " + operation).startSpan());
+  }
+
+  /** A started span and the scope that made it current. */
+  private static final class Started implements Tracing.Span {
+    private final io.opentelemetry.api.trace.Span span;
+    private final Scope scope;
+
+    Started(io.opentelemetry.api.trace.Span span) {
+      this.span = span;
+      this.scope = span.makeCurrent();
+    }
+
+    @Override
+    public void fail(Throwable failure) {
+      span.recordException(failure);
+      span.setStatus(StatusCode.ERROR, failure.getClass().getName());
+    }
+
+    @Override
+    public void outcome(Disposition d) {
+      String outcome;
+      boolean duplicate = false;
+      if (d instanceof Disposition.Ack ack) {
+        duplicate = ack.reason() == Disposition.AckReason.DUPLICATE;
+        outcome = duplicate ? "duplicate" : "processed";
+      } else if (d instanceof Disposition.AckDeclined declined) {
+        duplicate = declined.replayed();
+        outcome = duplicate ? "decline_replayed" : "declined";
+      } else if (d instanceof Disposition.NackRetry) {
+        outcome = "retried";
+        span.setStatus(StatusCode.ERROR, "retried");
+      } else {
+        outcome = "dead_lettered";
+        span.setStatus(StatusCode.ERROR, ((Disposition.DeadLetter) d).reason().name());
+      }
+      span.setAttribute(OUTCOME, outcome);
+      span.setAttribute(DUPLICATE, duplicate);
+    }
+
+    @Override
+    public void close() {
+      scope.close();
+      span.end();
+    }
+  }
+}
