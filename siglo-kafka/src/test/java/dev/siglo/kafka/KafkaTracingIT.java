@@ -3,11 +3,7 @@ package dev.siglo.kafka;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.siglo.consumer.HandlerContext;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.Step;
-import dev.siglo.consumer.error.PermanentException;
-import dev.siglo.consumer.error.TransientException;
 import dev.siglo.testkit.KafkaBrokerExtension;
 import dev.siglo.testkit.TestTracing;
 import io.opentelemetry.api.common.AttributeKey;
@@ -17,7 +13,6 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
@@ -49,35 +44,10 @@ class KafkaTracingIT {
       p.send(record(topic, "order-1", "charge", TestTracing.TRACEPARENT));
       p.send(record(topic, "order-2", "decline", DECLINE_PARENT));
     }
-    AtomicInteger attempts = new AtomicInteger();
     try (TestTracing tracing = new TestTracing();
         KafkaTestSupport kafka = new KafkaTestSupport(KAFKA.broker());
         SigloKafkaConsumer<String> c =
-            SigloKafkaConsumer.builder(
-                    PayloadDecoder.utf8(),
-                    (String body, HandlerContext ctx) -> {
-                      if (body.equals("decline")) {
-                        throw new PermanentException("card declined");
-                      }
-                      if (attempts.incrementAndGet() == 1) {
-                        throw new TransientException("gateway timeout");
-                      }
-                      ctx.run(
-                          Step.<String, String>of("charge", String.class, b -> "ch_1")
-                              .idempotent(b -> b),
-                          body);
-                      ctx.run(
-                          Step.<String, String>of("receipt", String.class, b -> "r_1")
-                              .idempotent(b -> b),
-                          body);
-                      tracing
-                          .openTelemetry()
-                          .getTracer("app")
-                          .spanBuilder("POST /receipts")
-                          .startSpan()
-                          .end();
-                      return null;
-                    })
+            SigloKafkaConsumer.builder(PayloadDecoder.utf8(), tracing.handler())
                 .bootstrapServers(KAFKA.broker().bootstrapServers())
                 .groupId(topic)
                 .topics(topic)

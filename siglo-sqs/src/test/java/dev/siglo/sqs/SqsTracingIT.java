@@ -3,11 +3,7 @@ package dev.siglo.sqs;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.siglo.consumer.HandlerContext;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.Step;
-import dev.siglo.consumer.error.PermanentException;
-import dev.siglo.consumer.error.TransientException;
 import dev.siglo.testkit.SqsServerExtension;
 import dev.siglo.testkit.TestTracing;
 import io.opentelemetry.api.common.AttributeKey;
@@ -16,7 +12,6 @@ import io.opentelemetry.sdk.trace.data.SpanData;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import software.amazon.awssdk.services.sqs.model.Message;
@@ -39,35 +34,10 @@ class SqsTracingIT {
     String dlq = sqs.queue("traced-dlq-" + System.nanoTime(), Map.of());
     send(sqs, url, "order-1", "charge", TestTracing.TRACEPARENT);
     send(sqs, url, "order-2", "decline", DECLINE_PARENT);
-    AtomicInteger attempts = new AtomicInteger();
     String queueName = url.substring(url.lastIndexOf('/') + 1);
     try (TestTracing tracing = new TestTracing();
         SigloSqsConsumer<String> c =
-            SigloSqsConsumer.builder(
-                    PayloadDecoder.utf8(),
-                    (String body, HandlerContext ctx) -> {
-                      if (body.equals("decline")) {
-                        throw new PermanentException("card declined");
-                      }
-                      if (attempts.incrementAndGet() == 1) {
-                        throw new TransientException("gateway timeout");
-                      }
-                      ctx.run(
-                          Step.<String, String>of("charge", String.class, b -> "ch_1")
-                              .idempotent(b -> b),
-                          body);
-                      ctx.run(
-                          Step.<String, String>of("receipt", String.class, b -> "r_1")
-                              .idempotent(b -> b),
-                          body);
-                      tracing
-                          .openTelemetry()
-                          .getTracer("app")
-                          .spanBuilder("POST /receipts")
-                          .startSpan()
-                          .end();
-                      return null;
-                    })
+            SigloSqsConsumer.builder(PayloadDecoder.utf8(), tracing.handler())
                 .client(sqs.sqs)
                 .queueUrl(url)
                 .waitTime(Duration.ofSeconds(1))

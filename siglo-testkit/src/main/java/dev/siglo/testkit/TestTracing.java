@@ -1,5 +1,10 @@
 package dev.siglo.testkit;
 
+import dev.siglo.consumer.HandlerContext;
+import dev.siglo.consumer.MessageHandler;
+import dev.siglo.consumer.Step;
+import dev.siglo.consumer.error.PermanentException;
+import dev.siglo.consumer.error.TransientException;
 import io.opentelemetry.api.trace.propagation.W3CTraceContextPropagator;
 import io.opentelemetry.context.propagation.ContextPropagators;
 import io.opentelemetry.sdk.OpenTelemetrySdk;
@@ -8,6 +13,7 @@ import io.opentelemetry.sdk.trace.SdkTracerProvider;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import io.opentelemetry.sdk.trace.export.SimpleSpanProcessor;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * An OpenTelemetry SDK with W3C trace-context propagation whose finished spans a test reads ({@link
@@ -53,6 +59,31 @@ public final class TestTracing implements AutoCloseable {
    */
   public List<SpanData> named(String name) {
     return spans().stream().filter(s -> s.getName().equals(name)).toList();
+  }
+
+  /**
+   * A handler for tracing tests: it declines the payload {@code decline} (a permanent failure); any
+   * other payload fails its first attempt (transient), then runs the steps {@code charge} and
+   * {@code receipt} and starts and ends a span of its own, {@code POST /receipts}.
+   *
+   * @return the handler
+   */
+  public MessageHandler<String> handler() {
+    AtomicInteger attempts = new AtomicInteger();
+    return (String body, HandlerContext ctx) -> {
+      if (body.equals("decline")) {
+        throw new PermanentException("card declined");
+      }
+      if (attempts.incrementAndGet() == 1) {
+        throw new TransientException("gateway timeout");
+      }
+      ctx.run(
+          Step.<String, String>of("charge", String.class, b -> "ch_1").idempotent(b -> b), body);
+      ctx.run(
+          Step.<String, String>of("receipt", String.class, b -> "r_1").idempotent(b -> b), body);
+      sdk.getTracer("app").spanBuilder("POST /receipts").startSpan().end();
+      return null;
+    };
   }
 
   @Override
