@@ -92,6 +92,14 @@ class KafkaTracingIT {
           .singleElement()
           .satisfies(s -> assertThat(s.getParentSpanId()).isEqualTo(retry));
       SpanData declined = consumerSpan(tracing, topic, "b7ad6b7169203331");
+      assertThat(tracing.named(topic + "-dlt" + " publish"))
+          .as("the dead letter's publication, a child of its message's span")
+          .singleElement()
+          .satisfies(
+              s -> {
+                assertThat(s.getKind()).isEqualTo(SpanKind.PRODUCER);
+                assertThat(s.getParentSpanId()).isEqualTo(declined.getSpanId());
+              });
       assertThat(declined.getAttributes().get(AttributeKey.stringKey("siglo.outcome")))
           .isEqualTo("declined");
     }

@@ -29,6 +29,7 @@ record LaunchSettings<T>(
     IdempotencyConfig idempotency,
     int concurrency,
     IdempotencyKeyExtractor<Object> extractor,
+    String tracing,
     StartupChecks checks) {
 
   /** The started dependencies, closed in reverse order. */
@@ -105,6 +106,13 @@ record LaunchSettings<T>(
                   + idempotency.settleTimeout())
           .add("classification", classification(config))
           .add(
+              "tracing",
+              tracing.equals("off")
+                  ? "off"
+                  : "GlobalOpenTelemetry, "
+                      + (tracing.equals("link") ? "linked to" : "parented on")
+                      + " the producer's traceparent")
+          .add(
               "metrics",
               started.prometheus == null
                   ? "(no endpoint: set " + LauncherKey.METRICS_PORT.key() + ")"
@@ -129,6 +137,9 @@ record LaunchSettings<T>(
     }
     if (extractor != null) {
       builder.keyExtractor(extractor);
+    }
+    if (!tracing.equals("off")) {
+      builder.tracing(io.opentelemetry.api.GlobalOpenTelemetry.get(), tracing.equals("link"));
     }
     return builder;
   }

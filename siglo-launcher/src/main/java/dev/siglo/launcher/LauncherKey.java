@@ -199,6 +199,13 @@ public enum LauncherKey {
       "siglo.concurrency",
       String.valueOf(SigloKafkaConsumer.DEFAULT_CONCURRENCY),
       "worker threads"),
+  /** Tracing. */
+  TRACING(
+      "siglo.tracing",
+      "off",
+      "`parent`: trace each message with `GlobalOpenTelemetry` (the OpenTelemetry Java agent's,"
+          + " or the SDK the application registered), parented on its `traceparent`; `link`:"
+          + " linked to it instead; `off`"),
   /** Prometheus port. */
   METRICS_PORT(
       "siglo.metrics.prometheus-port",

@@ -190,6 +190,7 @@ public final class SigloLauncher {
         idempotency,
         concurrency,
         keyExtractor(config),
+        config.oneOf(LauncherKey.TRACING, "off", "parent", "link"),
         new StartupChecks(config));
   }
 

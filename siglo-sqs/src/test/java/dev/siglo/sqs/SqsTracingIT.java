@@ -75,6 +75,14 @@ class SqsTracingIT {
             .satisfies(s -> assertThat(s.getParentSpanId()).isEqualTo(retry));
       }
       SpanData declined = consumerSpan(tracing, queueName, "b7ad6b7169203331");
+      assertThat(tracing.named(dlq.substring(dlq.lastIndexOf('/') + 1) + " publish"))
+          .as("the dead letter's publication, a child of its message's span")
+          .singleElement()
+          .satisfies(
+              s -> {
+                assertThat(s.getKind()).isEqualTo(SpanKind.PRODUCER);
+                assertThat(s.getParentSpanId()).isEqualTo(declined.getSpanId());
+              });
       assertThat(declined.getAttributes().get(AttributeKey.stringKey("siglo.outcome")))
           .isEqualTo("declined");
     } finally {

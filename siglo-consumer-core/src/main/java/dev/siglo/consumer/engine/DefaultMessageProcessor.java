@@ -122,6 +122,36 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     }
   }
 
+  @Override
+  public Disposition process(Message message, FollowUp followUp) throws Exception {
+    Tracing.Span span = tracing.message(message);
+    try {
+      Disposition d = processUntraced(message);
+      span.outcome(d);
+      followUp.apply(d);
+      return d;
+    } catch (Exception | Error e) {
+      span.fail(e);
+      throw e;
+    } finally {
+      span.close();
+    }
+  }
+
+  @Override
+  public void deadLettering(String destination, java.util.concurrent.Callable<?> publish)
+      throws Exception {
+    Tracing.Span span = tracing.deadLetter(destination);
+    try {
+      publish.call();
+    } catch (Exception | Error e) {
+      span.fail(e);
+      throw e;
+    } finally {
+      span.close();
+    }
+  }
+
   private Disposition processUntraced(Message message) {
     T value;
     try {

@@ -45,6 +45,45 @@ public interface MessageProcessor extends AutoCloseable {
    */
   Disposition process(Message message);
 
+  /** What a runtime does with a disposition (acknowledge, publish the dead letter). */
+  @FunctionalInterface
+  interface FollowUp {
+    /**
+     * @param disposition the message's disposition
+     * @throws Exception when the follow-up fails (the runtime handles it)
+     */
+    void apply(Disposition disposition) throws Exception;
+  }
+
+  /**
+   * Processes one message, then runs the runtime's follow-up while the message is still the current
+   * one: when tracing, inside the message's span, so that a dead-letter publication ({@link
+   * #deadLettering}) is a child of it. The default processes, then follows up.
+   *
+   * @param message the delivered message
+   * @param followUp what the runtime does with the disposition
+   * @return the disposition
+   * @throws Exception what the follow-up threw
+   */
+  default Disposition process(Message message, FollowUp followUp) throws Exception {
+    Disposition d = process(message);
+    followUp.apply(d);
+    return d;
+  }
+
+  /**
+   * Publishes a dead letter; when tracing, as a PRODUCER span ({@code <destination> publish}) child
+   * of the current one. The default just publishes.
+   *
+   * @param destination the dead-letter topic or queue
+   * @param publish the publication
+   * @throws Exception what the publication threw
+   */
+  default void deadLettering(String destination, java.util.concurrent.Callable<?> publish)
+      throws Exception {
+    publish.call();
+  }
+
   /**
    * The gate a runtime consults before taking new work: closed while the store is unavailable or a
    * pause condition holds. The default is always open.

@@ -27,6 +27,7 @@ final class OtelTracing implements Tracing {
   static final AttributeKey<String> OUTCOME = AttributeKey.stringKey("siglo.outcome");
   static final AttributeKey<Long> ATTEMPT = AttributeKey.longKey("siglo.attempt");
   static final AttributeKey<Boolean> DUPLICATE = AttributeKey.booleanKey("siglo.duplicate");
+  static final String AWS_TRACE_HEADER = "AWSTraceHeader";
 
   private static final TextMapGetter<Message> HEADERS =
       new TextMapGetter<>() {
@@ -59,8 +60,7 @@ final class OtelTracing implements Tracing {
 
   @Override
   public Tracing.Span message(Message message) {
-    Context producer =
-        otel.getPropagators().getTextMapPropagator().extract(Context.root(), message, HEADERS);
+    Context producer = producerContext(message);
     MessageSource source = message.source();
     SpanBuilder b =
         tracer
@@ -86,6 +86,52 @@ final class OtelTracing implements Tracing {
     return new Started(b.startSpan());
   }
 
+  /**
+   * The producer's context: what the configured propagators find in the headers ({@code
+   * traceparent}), else an SQS message's {@code AWSTraceHeader} (X-Ray: {@code Root=1-<8 hex>-<24
+   * hex>;Parent=<16 hex>;Sampled=<0|1>}).
+   */
+  private Context producerContext(Message message) {
+    Context extracted =
+        otel.getPropagators().getTextMapPropagator().extract(Context.root(), message, HEADERS);
+    if (io.opentelemetry.api.trace.Span.fromContext(extracted).getSpanContext().isValid()) {
+      return extracted;
+    }
+    String xray = message.systemAttributes().get(AWS_TRACE_HEADER);
+    if (xray == null) {
+      return extracted;
+    }
+    String root = null;
+    String parent = null;
+    boolean sampled = false;
+    for (String part : xray.split(";")) {
+      String[] kv = part.trim().split("=", 2);
+      if (kv.length == 2) {
+        switch (kv[0]) {
+          case "Root" -> root = kv[1];
+          case "Parent" -> parent = kv[1];
+          case "Sampled" -> sampled = kv[1].equals("1");
+          default -> {}
+        }
+      }
+    }
+    if (root == null || parent == null || !root.startsWith("1-") || root.length() != 35) {
+      return extracted;
+    }
+    String traceId = root.substring(2, 10) + root.substring(11);
+    io.opentelemetry.api.trace.SpanContext context =
+        io.opentelemetry.api.trace.SpanContext.createFromRemoteParent(
+            traceId,
+            parent,
+            sampled
+                ? io.opentelemetry.api.trace.TraceFlags.getSampled()
+                : io.opentelemetry.api.trace.TraceFlags.getDefault(),
+            io.opentelemetry.api.trace.TraceState.getDefault());
+    return context.isValid()
+        ? Context.root().with(io.opentelemetry.api.trace.Span.wrap(context))
+        : extracted;
+  }
+
   @Override
   public Tracing.Span handler(int attempt) {
     return new Started(
@@ -96,6 +142,18 @@ final class OtelTracing implements Tracing {
   public Tracing.Span step(String name) {
     return new Started(
         tracer.spanBuilder("siglo.step " + name).setAttribute("siglo.step", name).startSpan());
+  }
+
+  @Override
+  public Tracing.Span deadLetter(String destination) {
+    return new Started(
+        tracer
+            .spanBuilder(destination + " publish")
+            .setSpanKind(SpanKind.PRODUCER)
+            .setAttribute("messaging.destination.name", destination)
+            .setAttribute("messaging.operation.type", "send")
+            .setAttribute("messaging.operation.name", "publish")
+            .startSpan());
   }
 
   @Override

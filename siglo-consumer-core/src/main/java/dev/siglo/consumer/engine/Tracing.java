@@ -51,6 +51,11 @@ interface Tracing {
         }
 
         @Override
+        public Span deadLetter(String destination) {
+          return NO_SPAN;
+        }
+
+        @Override
         public IdempotencyStore traced(IdempotencyStore store) {
           return store;
         }
@@ -64,6 +69,9 @@ interface Tracing {
 
   /** One step, a child of the current span, current until closed. */
   Span step(String name);
+
+  /** The publication of a dead letter, a PRODUCER child of the current span. */
+  Span deadLetter(String destination);
 
   /** The store with a child span per call. */
   IdempotencyStore traced(IdempotencyStore store);

@@ -152,4 +152,20 @@ class TracingTest {
         .singleElement()
         .satisfies(l -> assertThat(l.getSpanContext().getSpanId()).isEqualTo(PRODUCER_SPAN));
   }
+
+  @Test
+  void anSqsMessageWithoutTraceparentIsParentedOnItsXrayTraceHeader() {
+    processor(false)
+        .process(
+            Message.builder("m-1", MessageSource.of("sqs", "payments"))
+                .payload("x".getBytes(StandardCharsets.UTF_8))
+                .header("idempotency-key", "k-1")
+                .systemAttribute(
+                    "AWSTraceHeader",
+                    "Root=1-5759e988-bd862e3fe1be46a994272793;Parent=53995c3f42cd8ad8;Sampled=1")
+                .build());
+    SpanData consumer = only("payments process");
+    assertThat(consumer.getTraceId()).isEqualTo("5759e988bd862e3fe1be46a994272793");
+    assertThat(consumer.getParentSpanId()).isEqualTo("53995c3f42cd8ad8");
+  }
 }

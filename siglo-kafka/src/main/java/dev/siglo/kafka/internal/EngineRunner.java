@@ -43,14 +43,9 @@ final class EngineRunner implements RecordRunner {
   @Override
   public Completion run(Work w, int attempt) {
     try {
-      Disposition d = processor.process(RecordMapper.toMessage(w.record, attempt));
-      if (d instanceof Disposition.DeadLetter dl) {
-        deadLetters.publish(w.record, dl.reason().name(), dl.errorClass(), dl.cause(), attempt);
-      } else if (d instanceof Disposition.AckDeclined declined
-          && deadLetterDeclines
-          && !declined.replayed()) {
-        deadLetters.publish(w.record, "DECLINED", ErrorClass.PERMANENT, declined.cause(), attempt);
-      }
+      Disposition d =
+          processor.process(
+              RecordMapper.toMessage(w.record, attempt), found -> deadLetter(w, found, attempt));
       return new Completion(w, d, null);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
@@ -77,6 +72,28 @@ final class EngineRunner implements RecordRunner {
       return new Completion(w, new Disposition.NackRetry(PUBLISH_RETRY_DELAY, e, 0), null);
     } catch (Throwable t) {
       return new Completion(w, null, t);
+    }
+  }
+
+  /** Publishes the dead letter a disposition asks for, as a span of the message's trace. */
+  private void deadLetter(Work w, Disposition d, int attempt) throws Exception {
+    if (d instanceof Disposition.DeadLetter dl) {
+      processor.deadLettering(
+          deadLetters.topicFor(w.record),
+          () -> {
+            deadLetters.publish(w.record, dl.reason().name(), dl.errorClass(), dl.cause(), attempt);
+            return null;
+          });
+    } else if (d instanceof Disposition.AckDeclined declined
+        && deadLetterDeclines
+        && !declined.replayed()) {
+      processor.deadLettering(
+          deadLetters.topicFor(w.record),
+          () -> {
+            deadLetters.publish(
+                w.record, "DECLINED", ErrorClass.PERMANENT, declined.cause(), attempt);
+            return null;
+          });
     }
   }
 

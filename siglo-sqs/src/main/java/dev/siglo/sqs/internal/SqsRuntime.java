@@ -285,10 +285,8 @@ public final class SqsRuntime {
     heartbeat.start(m);
     try {
       dev.siglo.consumer.Message message = SqsMessages.toMessage(m, queueName);
-      Disposition d = processor.process(message);
-      apply(m, d, message.deliveryAttempt());
-      return d;
-    } catch (RuntimeException e) {
+      return processor.process(message, d -> apply(m, d, message.deliveryAttempt()));
+    } catch (Exception e) {
       log.warn(
           "message {} of {}: {}; it becomes visible again after its timeout",
           m.messageId(),
@@ -302,15 +300,20 @@ public final class SqsRuntime {
     }
   }
 
-  private void apply(Message m, Disposition d, int attempts) {
+  private void apply(Message m, Disposition d, int attempts) throws Exception {
     if (d instanceof Disposition.Ack) {
       actions.delete(m);
     } else if (d instanceof Disposition.AckDeclined declined) {
       if (settings.deadLetterDeclines()
           && settings.deadLetterQueueUrl() != null
           && !declined.replayed()) {
-        actions.sendToDeadLetterQueue(
-            m, "DECLINED", ErrorClass.PERMANENT, declined.cause(), attempts);
+        processor.deadLettering(
+            deadLetterQueueName(),
+            () -> {
+              actions.sendToDeadLetterQueue(
+                  m, "DECLINED", ErrorClass.PERMANENT, declined.cause(), attempts);
+              return null;
+            });
       }
       actions.delete(m);
     } else if (d instanceof Disposition.NackRetry nack) {
@@ -321,14 +324,24 @@ public final class SqsRuntime {
       actions.changeVisibility(m, nack.delay());
     } else if (d instanceof Disposition.DeadLetter dead) {
       if (settings.deadLetterQueueUrl() != null) {
-        actions.sendToDeadLetterQueue(
-            m, dead.reason().name(), dead.errorClass(), dead.cause(), attempts);
+        processor.deadLettering(
+            deadLetterQueueName(),
+            () -> {
+              actions.sendToDeadLetterQueue(
+                  m, dead.reason().name(), dead.errorClass(), dead.cause(), attempts);
+              return null;
+            });
         actions.delete(m);
       } else {
         // no explicit dead-letter queue: the queue's redrive policy moves it after maxReceiveCount
         actions.changeVisibility(m, Duration.ZERO);
       }
     }
+  }
+
+  private String deadLetterQueueName() {
+    String url = settings.deadLetterQueueUrl();
+    return url.substring(url.lastIndexOf('/') + 1);
   }
 
   private void release(Message m) {
