@@ -54,11 +54,11 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
   private final StoreGate gate;
   private final Isolation isolation = new Isolation();
 
+  private final Tracing tracing;
+
   /**
    * @param config the configuration
    */
-  private final Tracing tracing;
-
   DefaultMessageProcessor(MessageProcessorConfig<T> config) {
     this.config = config;
     this.time = config.time();
