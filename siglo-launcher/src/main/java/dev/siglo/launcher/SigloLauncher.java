@@ -12,8 +12,6 @@ import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.key.KeyExtractors;
 import java.io.PrintStream;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -212,34 +210,11 @@ public final class SigloLauncher {
     if (spec == null) {
       return null;
     }
-    List<IdempotencyKeyExtractor<Object>> parts = new ArrayList<>();
-    for (String part : spec.split("\\s*,\\s*")) {
-      String[] kv = part.split(":", 2);
-      String arg = kv.length > 1 ? kv[1] : null;
-      IdempotencyKeyExtractor<Object> e =
-          switch (kv[0]) {
-            case "header" -> KeyExtractors.header(needArg(config, part, arg));
-            case "attribute" -> KeyExtractors.attribute(needArg(config, part, arg));
-            case "json-pointer" -> KeyExtractors.jsonPointer(needArg(config, part, arg));
-            case "record-key" -> KeyExtractors.recordKey();
-            case "deduplication-id" -> KeyExtractors.deduplicationId();
-            case "message-id" -> KeyExtractors.messageId();
-            default ->
-                throw config.error(
-                    config.name(LauncherKey.KEY), "'" + part + "' is not a key source");
-          };
-      parts.add(e);
+    try {
+      return KeyExtractors.parse(spec);
+    } catch (IllegalArgumentException e) {
+      throw config.error(config.name(LauncherKey.KEY), e.getMessage());
     }
-    return KeyExtractors.firstPresent(parts);
-  }
-
-  private static String needArg(LauncherConfig config, String part, String arg) {
-    if (arg == null || arg.isBlank()) {
-      throw config.error(
-          config.name(LauncherKey.KEY),
-          "'" + part + "' needs a name, for example header:idempotency-key");
-    }
-    return arg;
   }
 
   private static Object instantiate(LauncherConfig config, LauncherKey key) {

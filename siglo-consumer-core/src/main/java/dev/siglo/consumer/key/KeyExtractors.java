@@ -25,6 +25,49 @@ public final class KeyExtractors {
   private KeyExtractors() {}
 
   /**
+   * Parses a key-source list, the form configuration files use: comma-separated sources, the first
+   * present wins. A source is {@code header:<name>}, {@code attribute:<name>}, {@code
+   * json-pointer:<pointer>}, {@code record-key}, {@code deduplication-id} or {@code message-id};
+   * for example {@code header:idempotency-key, record-key}.
+   *
+   * @param spec the list
+   * @return the extractor
+   * @throws IllegalArgumentException naming the source that is unknown or lacks its name
+   */
+  public static IdempotencyKeyExtractor<Object> parse(String spec) {
+    Objects.requireNonNull(spec, "spec");
+    List<IdempotencyKeyExtractor<Object>> parts = new ArrayList<>();
+    for (String part : spec.trim().split("\\s*,\\s*")) {
+      String[] kv = part.split(":", 2);
+      String arg = kv.length > 1 ? kv[1] : null;
+      parts.add(
+          switch (kv[0]) {
+            case "header" -> header(needName(part, arg));
+            case "attribute" -> attribute(needName(part, arg));
+            case "json-pointer" -> jsonPointer(needName(part, arg));
+            case "record-key" -> recordKey();
+            case "deduplication-id" -> deduplicationId();
+            case "message-id" -> messageId();
+            default ->
+                throw new IllegalArgumentException(
+                    "'"
+                        + part
+                        + "' is not a key source (header:<name>, attribute:<name>,"
+                        + " json-pointer:<pointer>, record-key, deduplication-id, message-id)");
+          });
+    }
+    return firstPresent(parts);
+  }
+
+  private static String needName(String part, String arg) {
+    if (arg == null || arg.isBlank()) {
+      throw new IllegalArgumentException(
+          "'" + part + "' needs a name, for example header:idempotency-key");
+    }
+    return arg;
+  }
+
+  /**
    * @param name the Kafka header name
    * @return an extractor reading that header
    */

@@ -93,4 +93,22 @@ class KeyExtractorsTest {
     Optional<String> key = KeyExtractors.recordKey().extract(sqs, null);
     assertThat(key).isNotNull().isEmpty();
   }
+
+  @Test
+  void parsesAKeySourceListFirstPresentWinsAndNamesABadSource() throws Exception {
+    IdempotencyKeyExtractor<Object> e = KeyExtractors.parse(" header:absent , record-key");
+    assertThat(e.extract(kafka, null)).contains("customer-7");
+    assertThat(KeyExtractors.parse("json-pointer:/order/id").extract(kafka, null)).contains("o-9");
+    assertThat(KeyExtractors.parse("deduplication-id,message-id").extract(sqs, null))
+        .contains("dedup-1");
+    assertThat(KeyExtractors.parse("attribute:Idempotency-Key").extract(sqs, null))
+        .contains("attr-1");
+
+    assertThatThrownBy(() -> KeyExtractors.parse("header:x,headr:y"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("'headr:y' is not a key source");
+    assertThatThrownBy(() -> KeyExtractors.parse("header:"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("'header:' needs a name, for example header:idempotency-key");
+  }
 }
