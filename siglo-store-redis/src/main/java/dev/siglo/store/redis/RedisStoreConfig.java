@@ -302,6 +302,58 @@ public final class RedisStoreConfig {
     }
 
     /**
+     * Sets host, port and what else the URL gives: {@code redis://[user[:password]@]host:port[/db]}
+     * or {@code rediss://...} for TLS. The user and password are URL-decoded; parts the URL does
+     * not give keep their values.
+     *
+     * @param url the URL
+     * @return this builder
+     * @throws IllegalArgumentException when it is not such a URL (the message never holds the URL,
+     *     which may hold a password)
+     */
+    public Builder url(String url) {
+      Objects.requireNonNull(url, "url");
+      java.net.URI uri;
+      try {
+        uri = java.net.URI.create(url);
+      } catch (IllegalArgumentException e) {
+        uri = null;
+      }
+      if (uri == null
+          || !("redis".equals(uri.getScheme()) || "rediss".equals(uri.getScheme()))
+          || uri.getHost() == null
+          || uri.getPort() < 1) {
+        throw new IllegalArgumentException(
+            "the Redis URL must look like redis://host:port or rediss://user:password@host:port/0");
+      }
+      String path = uri.getPath() == null ? "" : uri.getPath().replace("/", "");
+      int db = database;
+      if (!path.isEmpty()) {
+        try {
+          db = Integer.parseInt(path);
+        } catch (NumberFormatException e) {
+          throw new IllegalArgumentException(
+              "the Redis URL's database '" + path + "' is not a number");
+        }
+      }
+      hostAndPort(uri.getHost(), uri.getPort());
+      database(db);
+      if (uri.getRawUserInfo() != null) {
+        String[] up = uri.getRawUserInfo().split(":", 2);
+        String u = java.net.URLDecoder.decode(up[0], java.nio.charset.StandardCharsets.UTF_8);
+        credentials(
+            u.isEmpty() ? user : u,
+            up.length > 1
+                ? java.net.URLDecoder.decode(up[1], java.nio.charset.StandardCharsets.UTF_8)
+                : password);
+      }
+      if (uri.getScheme().equals("rediss") && tls == null) {
+        tls(true);
+      }
+      return this;
+    }
+
+    /**
      * @param database the database index, 0 to 15 on a default Redis
      * @return this builder
      */

@@ -63,4 +63,30 @@ class RedisStoreConfigTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("replicaAcks must be 0 or more, was -1");
   }
+
+  @Test
+  void aUrlGivesHostPortCredentialsDatabaseAndTlsAndNeverEchoesItself() {
+    RedisStoreConfig c =
+        RedisStoreConfig.custom().url("rediss://app:p%40ss@cache.internal:6380/3").build();
+    assertThat(c.host()).isEqualTo("cache.internal");
+    assertThat(c.port()).isEqualTo(6380);
+    assertThat(c.database()).isEqualTo(3);
+    assertThat(c.user()).isEqualTo("app");
+    assertThat(c.password()).isEqualTo("p@ss");
+    assertThat(c.tls()).isNotNull();
+
+    RedisStoreConfig plain =
+        RedisStoreConfig.custom().credentials("u", "kept").database(2).url("redis://h:1").build();
+    assertThat(plain.user()).isEqualTo("u");
+    assertThat(plain.database()).isEqualTo(2);
+    assertThat(plain.tls()).isNull();
+
+    assertThatThrownBy(() -> RedisStoreConfig.custom().url("http://secret@h:1"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageNotContaining("secret")
+        .hasMessageContaining("redis://host:port");
+    assertThatThrownBy(() -> RedisStoreConfig.custom().url("redis://h:1/zero"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("the Redis URL's database 'zero' is not a number");
+  }
 }
