@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.testkit.KafkaBrokerExtension;
+import dev.siglo.testkit.KafkaTestSupport;
 import dev.siglo.testkit.TestTracing;
 import io.opentelemetry.api.common.AttributeKey;
 import io.opentelemetry.api.trace.SpanKind;

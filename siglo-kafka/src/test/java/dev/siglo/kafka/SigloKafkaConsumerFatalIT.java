@@ -10,6 +10,7 @@ import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.testkit.KafkaBrokerExtension;
+import dev.siglo.testkit.KafkaTestSupport;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;

@@ -11,6 +11,7 @@ import dev.siglo.consumer.metrics.SigloMetrics;
 import dev.siglo.store.redis.RedisIdempotencyStore;
 import dev.siglo.store.redis.RedisStoreConfig;
 import dev.siglo.testkit.KafkaBrokerExtension;
+import dev.siglo.testkit.KafkaTestSupport;
 import dev.siglo.testkit.RedisServer;
 import dev.siglo.testkit.SlowWork;
 import io.micrometer.core.instrument.Timer;

@@ -13,6 +13,7 @@ import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.key.MissingKeyPolicy;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.testkit.KafkaBrokerExtension;
+import dev.siglo.testkit.KafkaTestSupport;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;

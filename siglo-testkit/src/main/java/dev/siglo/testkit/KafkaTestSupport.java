@@ -1,6 +1,5 @@
-package dev.siglo.kafka;
+package dev.siglo.testkit;
 
-import dev.siglo.testkit.KafkaBroker;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -22,13 +21,19 @@ import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
-/** Producing, reading committed offsets and dead letters on the test broker. */
-final class KafkaTestSupport implements AutoCloseable {
+/**
+ * Producing, reading committed offsets and dead letters on a test broker, for tests: a producer and
+ * an admin client on the broker, closed together.
+ */
+public final class KafkaTestSupport implements AutoCloseable {
   private final KafkaBroker broker;
   private final KafkaProducer<byte[], byte[]> producer;
   private final Admin admin;
 
-  KafkaTestSupport(KafkaBroker broker) {
+  /**
+   * @param broker the broker
+   */
+  public KafkaTestSupport(KafkaBroker broker) {
     this.broker = broker;
     this.producer =
         new KafkaProducer<>(
@@ -44,8 +49,17 @@ final class KafkaTestSupport implements AutoCloseable {
     this.admin = broker.admin();
   }
 
-  /** Sends a record (key and idempotency header may be null) without waiting. */
-  void send(String topic, Integer partition, String key, String idempotencyKey, String value) {
+  /**
+   * Sends a record without waiting.
+   *
+   * @param topic the topic
+   * @param partition the partition, or null for the producer's choice
+   * @param key the record key, or null
+   * @param idempotencyKey the {@code idempotency-key} header, or null
+   * @param value the value, or null
+   */
+  public void send(
+      String topic, Integer partition, String key, String idempotencyKey, String value) {
     ProducerRecord<byte[], byte[]> r =
         new ProducerRecord<>(
             topic,
@@ -58,7 +72,17 @@ final class KafkaTestSupport implements AutoCloseable {
     producer.send(r);
   }
 
-  void sendRaw(String topic, Integer partition, String key, String idempotencyKey, byte[] value) {
+  /**
+   * Sends a record of raw bytes without waiting.
+   *
+   * @param topic the topic
+   * @param partition the partition, or null for the producer's choice
+   * @param key the record key, or null
+   * @param idempotencyKey the {@code idempotency-key} header, or null
+   * @param value the value
+   */
+  public void sendRaw(
+      String topic, Integer partition, String key, String idempotencyKey, byte[] value) {
     ProducerRecord<byte[], byte[]> r = new ProducerRecord<>(topic, partition, bytes(key), value);
     if (idempotencyKey != null) {
       r.headers().add("idempotency-key", idempotencyKey.getBytes(StandardCharsets.UTF_8));
@@ -66,7 +90,8 @@ final class KafkaTestSupport implements AutoCloseable {
     producer.send(r);
   }
 
-  void flush() {
+  /** Waits until every sent record was acknowledged. */
+  public void flush() {
     producer.flush();
   }
 
@@ -75,9 +100,12 @@ final class KafkaTestSupport implements AutoCloseable {
   }
 
   /**
+   * @param topic the topic
+   * @param partitions its partition count
    * @return the end offset of every partition of the topic
+   * @throws Exception when the broker does not answer within 30 s
    */
-  Map<TopicPartition, Long> endOffsets(String topic, int partitions) throws Exception {
+  public Map<TopicPartition, Long> endOffsets(String topic, int partitions) throws Exception {
     Map<TopicPartition, OffsetSpec> request = new HashMap<>();
     for (int p = 0; p < partitions; p++) {
       request.put(new TopicPartition(topic, p), OffsetSpec.latest());
@@ -87,9 +115,11 @@ final class KafkaTestSupport implements AutoCloseable {
   }
 
   /**
+   * @param group the consumer group
    * @return the group's committed offsets (missing partitions have none)
+   * @throws Exception when the broker does not answer within 30 s
    */
-  Map<TopicPartition, Long> committed(String group) throws Exception {
+  public Map<TopicPartition, Long> committed(String group) throws Exception {
     Map<TopicPartition, OffsetAndMetadata> offsets =
         admin
             .listConsumerGroupOffsets(group)
@@ -105,8 +135,14 @@ final class KafkaTestSupport implements AutoCloseable {
     return out;
   }
 
-  /** Reads every record of a topic from the beginning until {@code expected} arrived or 60 s. */
-  List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int expected) {
+  /**
+   * Reads every record of a topic from the beginning until {@code expected} arrived or 60 s.
+   *
+   * @param topic the topic
+   * @param expected how many to wait for
+   * @return the records read
+   */
+  public List<ConsumerRecord<byte[], byte[]>> readAll(String topic, int expected) {
     List<ConsumerRecord<byte[], byte[]>> out = new ArrayList<>();
     try (KafkaConsumer<byte[], byte[]> c =
         new KafkaConsumer<>(
@@ -128,8 +164,14 @@ final class KafkaTestSupport implements AutoCloseable {
     return out;
   }
 
-  /** Waits (120 s at most) until the group committed every non-empty partition to its end. */
-  void awaitCommittedToEnd(String group, String topic, int partitions) {
+  /**
+   * Waits (120 s at most) until the group committed every non-empty partition to its end.
+   *
+   * @param group the consumer group
+   * @param topic the topic
+   * @param partitions its partition count
+   */
+  public void awaitCommittedToEnd(String group, String topic, int partitions) {
     org.awaitility.Awaitility.await()
         .atMost(Duration.ofSeconds(120))
         .pollInterval(Duration.ofMillis(250))
@@ -145,7 +187,12 @@ final class KafkaTestSupport implements AutoCloseable {
             });
   }
 
-  static String header(ConsumerRecord<byte[], byte[]> r, String name) {
+  /**
+   * @param r a record
+   * @param name a header name
+   * @return the last such header as UTF-8, or null
+   */
+  public static String header(ConsumerRecord<byte[], byte[]> r, String name) {
     var h = r.headers().lastHeader(name);
     return h == null ? null : new String(h.value(), StandardCharsets.UTF_8);
   }
