@@ -28,6 +28,7 @@ public final class SigloConsumer {
   private final Consumer<Duration> close;
   private final Map<String, Instant> pauses;
   private volatile CompletableFuture<Void> termination;
+  private volatile boolean stopping;
 
   private SigloConsumer(
       String name,
@@ -105,8 +106,36 @@ public final class SigloConsumer {
     return store;
   }
 
+  /** Where a consumer is in its life. */
+  public enum State {
+    /** Built, not started. */
+    NEW,
+    /** Consuming (or paused, see {@link #pauses()}). */
+    RUNNING,
+    /** Draining: no new message starts, running handlers finish, then it commits and leaves. */
+    STOPPING,
+    /** Stopped after a close. */
+    STOPPED,
+    /** Stopped on a failure ({@link #failure()}). */
+    FAILED
+  }
+
   /**
-   * @return whether it was started and has not stopped
+   * @return where it is in its life
+   */
+  public State state() {
+    CompletableFuture<Void> t = termination;
+    if (t == null) {
+      return stopping ? State.STOPPED : State.NEW;
+    }
+    if (t.isDone()) {
+      return t.isCompletedExceptionally() ? State.FAILED : State.STOPPED;
+    }
+    return stopping ? State.STOPPING : State.RUNNING;
+  }
+
+  /**
+   * @return whether it was started and has not stopped (running, paused or draining)
    */
   public boolean isRunning() {
     CompletableFuture<Void> t = termination;
@@ -146,6 +175,7 @@ public final class SigloConsumer {
   }
 
   void close(Duration drain) {
+    stopping = true;
     close.accept(drain);
   }
 

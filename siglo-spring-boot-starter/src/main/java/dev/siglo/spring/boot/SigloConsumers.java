@@ -25,6 +25,9 @@ public final class SigloConsumers implements SmartLifecycle {
   /** The phase: {@code SmartLifecycle.DEFAULT_PHASE - 100}. */
   public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 100;
 
+  private static final org.slf4j.Logger log =
+      org.slf4j.LoggerFactory.getLogger(SigloConsumers.class);
+
   private final Map<String, SigloConsumer> consumers = new LinkedHashMap<>();
   private final boolean autoStartup;
   private final Duration drain;
@@ -90,6 +93,12 @@ public final class SigloConsumers implements SmartLifecycle {
   }
 
   private void closeAll() {
+    if (!consumers.isEmpty()) {
+      log.info(
+          "stopping {} Siglo consumer(s), draining running handlers for up to {}",
+          consumers.size(),
+          drain);
+    }
     List<CompletableFuture<Void>> closing = new ArrayList<>();
     for (SigloConsumer c : consumers.values()) {
       closing.add(CompletableFuture.runAsync(() -> c.close(drain), r -> startCloser(c, r)));

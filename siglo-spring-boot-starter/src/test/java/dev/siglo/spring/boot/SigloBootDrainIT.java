@@ -113,9 +113,13 @@ class SigloBootDrainIT {
     handler.holdAll();
     send.run();
     await().atMost(Duration.ofSeconds(60)).until(() -> handler.started.get() == IN_FLIGHT);
+    SigloConsumer consumer = ctx.getBean(SigloConsumers.class).consumer("payments");
     Thread closer = new Thread(ctx::close, "closer");
     closer.start();
     assertThat(closing.await(30, TimeUnit.SECONDS)).isTrue();
+    await()
+        .atMost(Duration.ofSeconds(30))
+        .until(() -> consumer.state() == SigloConsumer.State.STOPPING);
     // the behaviour is a wait: the close must not return while the handlers are held
     await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(5)).until(closer::isAlive);
     handler.hold.countDown();

@@ -9,7 +9,7 @@ import org.springframework.boot.health.contributor.HealthIndicator;
  * One consumer's health: {@code UP} while it runs and its store answers (paused or not: a pause is
  * Siglo waiting out an outage, and its reasons are in the details), {@code DOWN} when it stopped on
  * a failure or its store does not answer, {@code OUT_OF_SERVICE} before it started and after it was
- * closed. Details: broker, destination, running, paused (reason and since), store.
+ * closed. Details: broker, destination, state, running, paused (reason and since), store.
  */
 public final class SigloHealthIndicator implements HealthIndicator {
   private final SigloConsumer consumer;
@@ -27,6 +27,7 @@ public final class SigloHealthIndicator implements HealthIndicator {
         new Health.Builder()
             .withDetail("broker", consumer.broker().name().toLowerCase(Locale.ROOT))
             .withDetail("destination", consumer.destination())
+            .withDetail("state", consumer.state().name().toLowerCase(Locale.ROOT))
             .withDetail("running", consumer.isRunning())
             .withDetail("paused", consumer.pauses());
     boolean storeUp;
