@@ -27,6 +27,7 @@ class ReadmeSnippetsTest {
     String readme = Files.readString(Path.of("..", "README.md"));
     Map<String, String> regions = regions(Path.of("src", "main", "java"));
     regions.putAll(regions(Path.of("src", "test", "java")));
+    regions.putAll(regions(Path.of("spring-boot", "src", "main", "java")));
 
     assertThat(regions)
         .containsKeys(
@@ -35,12 +36,30 @@ class ReadmeSnippetsTest {
             "redis-store",
             "postgres-store",
             "transactional-step",
-            "kafka-consumer");
+            "kafka-consumer",
+            "boot-application");
     for (Map.Entry<String, String> region : regions.entrySet()) {
       assertThat(readme)
           .as("README.md must contain the example region '%s' verbatim", region.getKey())
           .contains("```java\n" + region.getValue() + "\n```");
     }
+  }
+
+  @Test
+  void theSpringBootSectionShowsTheExamplesDependenciesAndApplicationYmlVerbatim()
+      throws IOException {
+    String readme = Files.readString(Path.of("..", "README.md"));
+    Matcher pom =
+        Pattern.compile(
+                "<!-- README:start boot-dependencies -->\\n(.*?)\\n\\s*<!-- README:end"
+                    + " boot-dependencies -->",
+                Pattern.DOTALL)
+            .matcher(Files.readString(Path.of("spring-boot", "pom.xml")));
+    assertThat(pom.find()).isTrue();
+    assertThat(readme).contains("```xml\n" + dedent(pom.group(1)) + "\n```");
+    String yml =
+        Files.readString(Path.of("spring-boot", "src", "main", "resources", "application.yml"));
+    assertThat(readme).contains("```yaml\n" + yml + "```");
   }
 
   private static Map<String, String> regions(Path root) throws IOException {

@@ -139,18 +139,7 @@ public final class Demo {
     boolean ok = DemoReport.exactlyOnce(orders, declined, gateway.ledger());
     Result result =
         new Result(orders, declined, report, ok, gateway.ledger().size(), gateway.calls());
-    out.println("Summary");
-    out.printf("  messages received          %d%n", report.received.get());
-    out.printf(
-        "  charges executed           %d (gateway calls %d)%n",
-        result.charges(), result.gatewayCalls());
-    out.printf("  duplicates suppressed      %d%n", report.duplicates.get());
-    out.printf(
-        "  declines cached / replayed %d / %d%n",
-        report.declined.get(), report.declinesReplayed.get());
-    out.printf("  transient retries          %d%n", report.retries.get());
-    out.printf("  dead-lettered              %d%n", report.deadLettered.get());
-    out.printf("  every order charged exactly once (gateway ledger): %s%n", ok ? "yes" : "NO");
+    report.print(out, gateway, ok);
     return result;
   }
 

@@ -3,6 +3,7 @@ package dev.siglo.examples.demo;
 import dev.siglo.consumer.event.SigloEvent;
 import dev.siglo.consumer.event.SigloEventListener;
 import dev.siglo.examples.payments.Charge;
+import dev.siglo.examples.payments.PaymentGateway;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -40,6 +41,27 @@ public final class DemoReport implements SigloEventListener {
       received.incrementAndGet();
       deadLettered.incrementAndGet();
     }
+  }
+
+  /**
+   * Prints what the consumer did and the verdict.
+   *
+   * @param out where
+   * @param gateway the gateway, for its ledger and calls
+   * @param exactlyOnce the verdict ({@link #exactlyOnce})
+   */
+  public void print(java.io.PrintStream out, PaymentGateway gateway, boolean exactlyOnce) {
+    out.println("Summary");
+    out.printf("  messages received          %d%n", received.get());
+    out.printf(
+        "  charges executed           %d (gateway calls %d)%n",
+        gateway.ledger().size(), gateway.calls());
+    out.printf("  duplicates suppressed      %d%n", duplicates.get());
+    out.printf("  declines cached / replayed %d / %d%n", declined.get(), declinesReplayed.get());
+    out.printf("  transient retries          %d%n", retries.get());
+    out.printf("  dead-lettered              %d%n", deadLettered.get());
+    out.printf(
+        "  every order charged exactly once (gateway ledger): %s%n", exactlyOnce ? "yes" : "NO");
   }
 
   /**

@@ -27,6 +27,7 @@ public class SigloProperties {
   private final Store store = new Store();
   private final Sqs sqs = new Sqs();
   private final Map<String, Consumer> consumers = new LinkedHashMap<>();
+  private final Consumer defaults = new Consumer();
 
   /**
    * @return whether the starter is on
@@ -75,6 +76,36 @@ public class SigloProperties {
    */
   public Map<String, Consumer> getConsumers() {
     return consumers;
+  }
+
+  /**
+   * What every consumer starts from: a {@code siglo.consumers.<name>.*} property overrides its
+   * {@code siglo.defaults.*} one (lists are replaced, {@code properties} maps merged). The keys are
+   * a consumer's keys, so IDEs complete a consumer's properties from here.
+   *
+   * @return the defaults
+   */
+  public Consumer getDefaults() {
+    return defaults;
+  }
+
+  /**
+   * A consumer's effective settings: {@code siglo.defaults.*}, then {@code
+   * siglo.consumers.<name>.*} over them.
+   *
+   * @param name the consumer's name
+   * @param binder the environment's binder
+   * @return the settings
+   */
+  public static Consumer effective(
+      String name, org.springframework.boot.context.properties.bind.Binder binder) {
+    Consumer c = new Consumer();
+    binder.bind(
+        "siglo.defaults", org.springframework.boot.context.properties.bind.Bindable.ofInstance(c));
+    binder.bind(
+        "siglo.consumers." + name,
+        org.springframework.boot.context.properties.bind.Bindable.ofInstance(c));
+    return c;
   }
 
   /** Which idempotency store the consumers share. */

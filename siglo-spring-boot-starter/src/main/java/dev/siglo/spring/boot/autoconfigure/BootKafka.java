@@ -8,7 +8,8 @@ import org.springframework.boot.kafka.autoconfigure.KafkaProperties;
 /**
  * Boot's Kafka consumer properties ({@link KafkaProperties#buildConsumerProperties()}), their
  * bootstrap servers from Boot's {@link KafkaConnectionDetails} (a service connection's, when there
- * is one). A class of its own: loaded only when spring-boot-kafka is present.
+ * is one), or null when the context has no {@code KafkaProperties} (Boot's Kafka auto-configuration
+ * is off). A class of its own: loaded only when spring-boot-kafka is present.
  */
 final class BootKafka {
   private BootKafka() {}
@@ -16,7 +17,7 @@ final class BootKafka {
   static Map<String, Object> consumerProperties(ListableBeanFactory beans) {
     KafkaProperties kafka = beans.getBeanProvider(KafkaProperties.class).getIfAvailable();
     if (kafka == null) {
-      return Map.of();
+      return null;
     }
     Map<String, Object> props = kafka.buildConsumerProperties();
     KafkaConnectionDetails details =

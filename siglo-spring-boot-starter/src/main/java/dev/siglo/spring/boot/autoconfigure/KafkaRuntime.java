@@ -13,13 +13,17 @@ import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.springframework.boot.context.properties.bind.Bindable;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.core.env.Environment;
 
 /**
  * Builds {@link SigloKafkaConsumer}s. The client properties are Boot's ({@code spring.kafka.*}:
  * bootstrap servers, security, SSL bundle, {@code spring.kafka.properties.*}) when spring-kafka is
- * present, under the consumer's own {@code bootstrap-servers} and {@code properties}. What Siglo
- * manages itself is dropped from Boot's: the deserializers (records are read as bytes), auto commit
- * (always off), the group and client ids (each consumer has its own).
+ * present, else {@code spring.kafka.bootstrap-servers} and {@code spring.kafka.properties.*} read
+ * from the environment, under the consumer's own {@code bootstrap-servers} and {@code properties}.
+ * What Siglo manages itself is dropped from Boot's: the deserializers (records are read as bytes),
+ * auto commit (always off), the group and client ids (each consumer has its own).
  */
 final class KafkaRuntime implements BrokerRuntime {
   private static final Set<String> MANAGED =
@@ -38,6 +42,27 @@ final class KafkaRuntime implements BrokerRuntime {
    */
   KafkaRuntime(Supplier<Map<String, Object>> bootProperties) {
     this.bootProperties = bootProperties;
+  }
+
+  /**
+   * Without spring-kafka, Boot's Kafka properties are not bound; the two every application sets are
+   * read here all the same: {@code spring.kafka.bootstrap-servers} and {@code
+   * spring.kafka.properties.*}.
+   *
+   * @param env the environment
+   * @return those properties
+   */
+  static Map<String, Object> fromEnvironment(Environment env) {
+    Binder binder = Binder.get(env);
+    Map<String, Object> out =
+        new HashMap<>(
+            binder
+                .bind("spring.kafka.properties", Bindable.mapOf(String.class, String.class))
+                .orElse(Map.of()));
+    binder
+        .bind("spring.kafka.bootstrap-servers", Bindable.listOf(String.class))
+        .ifBound(servers -> out.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, servers));
+    return out;
   }
 
   @Override

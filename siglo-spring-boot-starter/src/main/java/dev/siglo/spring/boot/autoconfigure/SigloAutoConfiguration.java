@@ -77,8 +77,9 @@ public final class SigloAutoConfiguration {
             customizers.orderedStream().toList());
     List<BrokerRuntime> available = runtimes.orderedStream().toList();
     List<SigloConsumer> consumers = new ArrayList<>();
-    for (Map.Entry<String, SigloProperties.Consumer> e : properties.getConsumers().entrySet()) {
-      ConsumerSettings<?> settings = reader.read(e.getKey(), e.getValue());
+    Binder binder = Binder.get(env);
+    for (String name : properties.getConsumers().keySet()) {
+      ConsumerSettings<?> settings = reader.read(name, SigloProperties.effective(name, binder));
       BrokerRuntime runtime =
           available.stream()
               .filter(r -> r.broker() == settings.broker())
@@ -95,7 +96,7 @@ public final class SigloAutoConfiguration {
       consumers.add(runtime.create(settings));
     }
     Duration phase =
-        Binder.get(env)
+        binder
             .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
             .orElse(DEFAULT_SHUTDOWN_PHASE);
     return new SigloConsumers(consumers, properties.isAutoStartup(), drain(phase));
@@ -121,12 +122,16 @@ public final class SigloAutoConfiguration {
   @ConditionalOnClass(name = "dev.siglo.kafka.SigloKafkaConsumer")
   static class Kafka {
     @Bean
-    BrokerRuntime sigloKafkaRuntime(ListableBeanFactory beans) {
+    BrokerRuntime sigloKafkaRuntime(ListableBeanFactory beans, Environment env) {
       boolean boot =
           ClassUtils.isPresent(
               "org.springframework.boot.kafka.autoconfigure.KafkaProperties",
               Kafka.class.getClassLoader());
-      return new KafkaRuntime(() -> boot ? BootKafka.consumerProperties(beans) : Map.of());
+      return new KafkaRuntime(
+          () -> {
+            Map<String, Object> bootProperties = boot ? BootKafka.consumerProperties(beans) : null;
+            return bootProperties != null ? bootProperties : KafkaRuntime.fromEnvironment(env);
+          });
     }
   }
 

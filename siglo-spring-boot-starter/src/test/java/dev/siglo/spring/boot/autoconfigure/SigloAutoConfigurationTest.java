@@ -109,6 +109,36 @@ class SigloAutoConfigurationTest {
   }
 
   @Test
+  void aConsumerStartsFromSigloDefaultsAndOverridesThem() {
+    runner
+        .withBean("payments", TestHandlers.CountingPayments.class)
+        .withPropertyValues(
+            "siglo.defaults.bootstrap-servers=127.0.0.1:9",
+            "siglo.defaults.topics=shared",
+            "siglo.defaults.ordering=random",
+            "siglo.consumers.payments.topics=orders",
+            "siglo.consumers.audit.handler=payments")
+        .run(
+            ctx ->
+                assertFailure(
+                    ctx,
+                    "siglo.consumers.payments.ordering",
+                    "'RANDOM' must be KEY, PARTITION or UNORDERED"));
+    runner
+        .withBean("payments", TestHandlers.CountingPayments.class)
+        .withPropertyValues(
+            "siglo.defaults.bootstrap-servers=127.0.0.1:9",
+            "siglo.defaults.topics=shared",
+            "siglo.consumers.payments.topics=orders",
+            "siglo.consumers.audit.handler=payments")
+        .run(
+            ctx ->
+                assertThat(ctx.getBean(SigloConsumers.class).consumers())
+                    .extracting(c -> c.name() + "=" + c.destination())
+                    .containsExactly("payments=orders", "audit=shared"));
+  }
+
+  @Test
   void theApplicationsOwnBeansWin() {
     InMemoryIdempotencyStore own = InMemoryIdempotencyStore.of();
     SigloConsumers ownConsumers = new SigloConsumers(List.of(), false, Duration.ofSeconds(1));
@@ -199,6 +229,23 @@ class SigloAutoConfigurationTest {
                     ctx,
                     "siglo.consumers.payments.bootstrap-servers",
                     "is required (or spring.kafka.bootstrap-servers)"));
+  }
+
+  @Test
+  void withoutSpringKafkaSpringKafkaBootstrapServersIsStillRead() {
+    runner
+        .withClassLoader(new FilteredClassLoader(KafkaProperties.class))
+        .withBean("payments", TestHandlers.CountingPayments.class)
+        .withPropertyValues(
+            "siglo.consumers.payments.topics=orders", "spring.kafka.bootstrap-servers=127.0.0.1:9")
+        .run(ctx -> assertThat(ctx).hasNotFailed());
+    assertThat(
+            KafkaRuntime.fromEnvironment(
+                new org.springframework.mock.env.MockEnvironment()
+                    .withProperty("spring.kafka.bootstrap-servers", "a:1,b:2")
+                    .withProperty("spring.kafka.properties.security.protocol", "SSL")))
+        .containsEntry("bootstrap.servers", List.of("a:1", "b:2"))
+        .containsEntry("security.protocol", "SSL");
   }
 
   @Test
