@@ -65,6 +65,8 @@ class ArchitectureTest {
             "dev.siglo.store.redis",
             "dev.siglo.store.postgres",
             "dev.siglo.launcher",
+            "dev.siglo.spring.boot",
+            "dev.siglo.spring.boot.autoconfigure",
             "dev.siglo.testkit");
   }
 
@@ -84,6 +86,28 @@ class ArchitectureTest {
         .dependOnClassesThat()
         .resideInAPackage(CORE + ".engine..")
         .because("the API, SPI and stores must not know how the engine runs a message")
+        .check(main);
+  }
+
+  @Test
+  void theStartersUserApiDoesNotKnowItsAutoConfiguration() {
+    noClasses()
+        .that()
+        .resideInAPackage("dev.siglo.spring.boot")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.siglo.spring.boot.autoconfigure..")
+        .because(
+            "applications use SigloProperties, SigloConsumers and customizers; Boot alone uses the"
+                + " auto-configuration")
+        .check(main);
+    noClasses()
+        .that()
+        .resideOutsideOfPackage("dev.siglo.spring.boot..")
+        .should()
+        .dependOnClassesThat()
+        .resideInAPackage("dev.siglo.spring.boot..")
+        .because("the starter sits on top: no runtime, store or tool may need Spring")
         .check(main);
   }
 
