@@ -22,7 +22,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 import software.amazon.awssdk.services.sqs.SqsClient;
-import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 
 /**
  * A failing dependency fills the dead-letter topic or queue; after the fix, {@code siglo redrive}
@@ -145,17 +144,7 @@ class RedriveIT {
     SqsClient sqs = server.client();
     for (int i = 0; i <= KEYS; i++) {
       String body = i == KEYS ? "stuck-0" : "R" + i;
-      sqs.sendMessage(
-          b ->
-              b.queueUrl(url)
-                  .messageBody(body)
-                  .messageAttributes(
-                      Map.of(
-                          "idempotency-key",
-                          MessageAttributeValue.builder()
-                              .dataType("String")
-                              .stringValue("key-" + body)
-                              .build())));
+      SqsServer.sendWithKey(sqs, url, "key-" + body, body);
     }
     try (SigloLauncher.Running running =
         SigloLauncher.start(

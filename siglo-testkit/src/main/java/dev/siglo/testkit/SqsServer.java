@@ -100,6 +100,29 @@ public final class SqsServer implements AutoCloseable {
   }
 
   /**
+   * Sends a message with its idempotency key in the {@code idempotency-key} attribute (where SQS
+   * consumers look first by default).
+   *
+   * @param sqs a client
+   * @param queueUrl the queue
+   * @param key the idempotency key
+   * @param body the body
+   */
+  public static void sendWithKey(SqsClient sqs, String queueUrl, String key, String body) {
+    sqs.sendMessage(
+        b ->
+            b.queueUrl(queueUrl)
+                .messageBody(body)
+                .messageAttributes(
+                    Map.of(
+                        "idempotency-key",
+                        software.amazon.awssdk.services.sqs.model.MessageAttributeValue.builder()
+                            .dataType("String")
+                            .stringValue(key)
+                            .build())));
+  }
+
+  /**
    * @return the endpoint
    */
   public URI endpoint() {

@@ -25,10 +25,8 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.Map;
-import java.util.Random;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import org.apache.kafka.clients.admin.Admin;
@@ -115,16 +113,7 @@ public final class Demo {
     OrderStream stream = OrderStream.of(options.orders());
     List<String> orders = stream.ids();
     Set<String> declined = stream.declined();
-    List<String> bodies = new ArrayList<>();
-    for (String json : stream.json()) {
-      bodies.add(json);
-      bodies.add(json);
-      bodies.add(json);
-    }
-    Collections.shuffle(bodies, new Random(7));
-    for (int p = 0; p < POISON; p++) {
-      bodies.add(bodies.size() / 2, "{\"orderId\": this is not JSON " + p);
-    }
+    List<String> bodies = stream.deliveries(POISON);
     int total = bodies.size();
     try (IdempotencyStore store = store(options)) {
       out.printf(

@@ -39,6 +39,27 @@ public record OrderStream(List<String> ids, List<String> json, Set<String> decli
   }
 
   /**
+   * What the demos send: every order three times, shuffled (the same order every run), so that
+   * duplicates run concurrently, with {@code undecodable} messages that are not JSON among them.
+   *
+   * @param undecodable how many messages are not JSON
+   * @return the message bodies
+   */
+  public List<String> deliveries(int undecodable) {
+    List<String> bodies = new ArrayList<>();
+    for (String order : json) {
+      bodies.add(order);
+      bodies.add(order);
+      bodies.add(order);
+    }
+    java.util.Collections.shuffle(bodies, new java.util.Random(7));
+    for (int p = 0; p < undecodable; p++) {
+      bodies.add(bodies.size() / 2, "{\"orderId\": this is not JSON " + p);
+    }
+    return bodies;
+  }
+
+  /**
    * @return a gateway declining and timing out the cards this stream uses
    */
   public static PaymentGateway gateway() {

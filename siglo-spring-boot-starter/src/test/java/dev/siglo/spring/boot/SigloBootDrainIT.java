@@ -86,7 +86,7 @@ class SigloBootDrainIT {
                   "siglo.consumers.payments.queue=" + queue),
           () -> {
             for (int i = 0; i < IN_FLIGHT; i++) {
-              SigloSqsBootIT.send(client, url, "d-" + i, SigloKafkaBootIT.payment("d-" + i, 1));
+              SqsServer.sendWithKey(client, url, "d-" + i, SigloKafkaBootIT.payment("d-" + i, 1));
             }
           });
       assertThat(SqsServer.messagesIn(client, url))

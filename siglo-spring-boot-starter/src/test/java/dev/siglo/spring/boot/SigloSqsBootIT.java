@@ -24,7 +24,6 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
-import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
 
 /**
@@ -78,13 +77,13 @@ class SigloSqsBootIT {
     String dlq = sqs.getQueueUrl(r -> r.queueName(QUEUE + "-dlq")).queueUrl();
     for (int copy = 0; copy < 3; copy++) {
       for (int i = 0; i < 10; i++) {
-        send(sqs, url, "s-" + i, SigloKafkaBootIT.payment("s-" + i, 10 + i));
+        SqsServer.sendWithKey(sqs, url, "s-" + i, SigloKafkaBootIT.payment("s-" + i, 10 + i));
       }
     }
-    send(sqs, url, "declined", SigloKafkaBootIT.payment("declined", -1));
-    send(sqs, url, "poison", "{not json");
+    SqsServer.sendWithKey(sqs, url, "declined", SigloKafkaBootIT.payment("declined", -1));
+    SqsServer.sendWithKey(sqs, url, "poison", "{not json");
     awaitEmpty(url);
-    send(sqs, url, "declined", SigloKafkaBootIT.payment("declined", -1));
+    SqsServer.sendWithKey(sqs, url, "declined", SigloKafkaBootIT.payment("declined", -1));
     awaitEmpty(url);
 
     for (int i = 0; i < 10; i++) {
@@ -147,20 +146,6 @@ class SigloSqsBootIT {
               return out.size() >= expected;
             });
     return out;
-  }
-
-  static void send(SqsClient sqs, String url, String key, String body) {
-    sqs.sendMessage(
-        r ->
-            r.queueUrl(url)
-                .messageBody(body)
-                .messageAttributes(
-                    Map.of(
-                        "idempotency-key",
-                        MessageAttributeValue.builder()
-                            .dataType("String")
-                            .stringValue(key)
-                            .build())));
   }
 
   private static int count(Map<String, AtomicInteger> counts, String key) {

@@ -7,10 +7,7 @@ import dev.siglo.spring.boot.SigloConsumerCustomizer;
 import dev.siglo.testkit.KafkaBroker;
 import dev.siglo.testkit.KafkaTestSupport;
 import java.io.PrintStream;
-import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
-import java.util.Random;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
@@ -39,15 +36,7 @@ public final class SpringBootDemo {
    */
   public static boolean run(PrintStream out) throws Exception {
     OrderStream stream = OrderStream.of(ORDERS);
-    List<String> bodies = new ArrayList<>();
-    for (String json : stream.json()) {
-      bodies.add(json);
-      bodies.add(json);
-      bodies.add(json);
-    }
-    Collections.shuffle(bodies, new Random(7));
-    bodies.add(bodies.size() / 2, "{\"orderId\": this is not JSON");
-    bodies.add("{\"orderId\": nor is this");
+    List<String> bodies = stream.deliveries(2);
     DemoReport report = new DemoReport();
     try (KafkaBroker kafka = KafkaBroker.startOrExternal();
         KafkaTestSupport topics = new KafkaTestSupport(kafka)) {
