@@ -19,9 +19,11 @@ import org.springframework.context.SmartLifecycle;
  * messages deleted), and the callback runs once all are closed. The drain time is {@code
  * spring.lifecycle.timeout-per-shutdown-phase} less a margin for the commit, so the stop ends
  * within Boot's budget for the phase. The stores are closed after that, when the context destroys
- * its beans.
+ * its beans. A consumer runs once: after a stop, {@link #start()} does not restart it (Boot stops
+ * the lifecycle only when the context closes). {@link #close()} (the bean's destroy method) stops
+ * whatever still runs, for a context whose start-up failed after some consumers started.
  */
-public final class SigloConsumers implements SmartLifecycle {
+public final class SigloConsumers implements SmartLifecycle, AutoCloseable {
   /** The phase: {@code SmartLifecycle.DEFAULT_PHASE - 100}. */
   public static final int PHASE = SmartLifecycle.DEFAULT_PHASE - 100;
 
@@ -74,8 +76,8 @@ public final class SigloConsumers implements SmartLifecycle {
 
   @Override
   public synchronized void start() {
+    running = true; // before: a consumer failing to start leaves the started ones to close()
     consumers.values().forEach(SigloConsumer::start);
-    running = true;
   }
 
   @Override
@@ -113,6 +115,14 @@ public final class SigloConsumers implements SmartLifecycle {
     Thread t = new Thread(r, "siglo-close-" + c.name());
     t.setDaemon(true);
     t.start();
+  }
+
+  /** Stops the consumers still running, draining them; idempotent. */
+  @Override
+  public void close() {
+    if (running) {
+      closeAll();
+    }
   }
 
   @Override

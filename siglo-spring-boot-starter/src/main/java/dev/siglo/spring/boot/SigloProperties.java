@@ -89,25 +89,6 @@ public class SigloProperties {
     return defaults;
   }
 
-  /**
-   * A consumer's effective settings: {@code siglo.defaults.*}, then {@code
-   * siglo.consumers.<name>.*} over them.
-   *
-   * @param name the consumer's name
-   * @param binder the environment's binder
-   * @return the settings
-   */
-  public static Consumer effective(
-      String name, org.springframework.boot.context.properties.bind.Binder binder) {
-    Consumer c = new Consumer();
-    binder.bind(
-        "siglo.defaults", org.springframework.boot.context.properties.bind.Bindable.ofInstance(c));
-    binder.bind(
-        "siglo.consumers." + name,
-        org.springframework.boot.context.properties.bind.Bindable.ofInstance(c));
-    return c;
-  }
-
   /** Which idempotency store the consumers share. */
   public enum StoreType {
     /** In this process only: duplicates across processes are not suppressed. */

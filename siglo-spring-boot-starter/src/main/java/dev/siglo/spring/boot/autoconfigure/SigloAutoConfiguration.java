@@ -18,6 +18,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -79,7 +80,7 @@ public final class SigloAutoConfiguration {
     List<SigloConsumer> consumers = new ArrayList<>();
     Binder binder = Binder.get(env);
     for (String name : properties.getConsumers().keySet()) {
-      ConsumerSettings<?> settings = reader.read(name, SigloProperties.effective(name, binder));
+      ConsumerSettings<?> settings = reader.read(name, effective(name, binder));
       BrokerRuntime runtime =
           available.stream()
               .filter(r -> r.broker() == settings.broker())
@@ -100,6 +101,17 @@ public final class SigloAutoConfiguration {
             .bind("spring.lifecycle.timeout-per-shutdown-phase", Duration.class)
             .orElse(DEFAULT_SHUTDOWN_PHASE);
     return new SigloConsumers(consumers, properties.isAutoStartup(), drain(phase));
+  }
+
+  /**
+   * A consumer's effective settings: {@code siglo.defaults.*}, then {@code
+   * siglo.consumers.<name>.*} bound over them (lists replaced, maps merged).
+   */
+  static SigloProperties.Consumer effective(String name, Binder binder) {
+    SigloProperties.Consumer c = new SigloProperties.Consumer();
+    binder.bind("siglo.defaults", Bindable.ofInstance(c));
+    binder.bind("siglo.consumers." + name, Bindable.ofInstance(c));
+    return c;
   }
 
   /** Three quarters of the phase's budget drain handlers; the rest commits and leaves. */

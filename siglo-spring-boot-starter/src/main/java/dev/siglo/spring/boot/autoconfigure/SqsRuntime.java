@@ -54,17 +54,23 @@ final class SqsRuntime implements BrokerRuntime, AutoCloseable {
     String url = queueUrl(client, s.property("queue"), p.getQueue());
     SigloSqsConsumer.Builder<T> b =
         SigloSqsConsumer.builder(s.decoder(), s.handler()).client(client).queueUrl(url);
+    b.threads(
+        SigloSqsConsumer.DEFAULT_POLLERS,
+        p.getConcurrency(),
+        Math.max(SigloSqsConsumer.DEFAULT_MAX_IN_FLIGHT, p.getConcurrency() * 2));
     try {
-      b.waitTime(p.getWaitTime())
-          .threads(
-              SigloSqsConsumer.DEFAULT_POLLERS,
-              p.getConcurrency(),
-              Math.max(SigloSqsConsumer.DEFAULT_MAX_IN_FLIGHT, p.getConcurrency() * 2));
-      if (p.getVisibilityTimeout() != null) {
+      b.waitTime(p.getWaitTime());
+    } catch (IllegalArgumentException | NullPointerException e) {
+      throw new SigloPropertyException(s.property("wait-time"), e.getMessage());
+    }
+    if (p.getVisibilityTimeout() != null) {
+      try {
         b.heartbeat(p.getVisibilityTimeout(), p.getHeartbeatFraction());
+      } catch (IllegalArgumentException e) {
+        throw new SigloPropertyException(
+            s.property("visibility-timeout"),
+            e.getMessage() + " (with heartbeat-fraction " + p.getHeartbeatFraction() + ")");
       }
-    } catch (IllegalArgumentException e) {
-      throw new SigloPropertyException(s.property("sqs"), e.getMessage());
     }
     if (p.getDeadLetterQueue() != null) {
       b.deadLetterQueue(

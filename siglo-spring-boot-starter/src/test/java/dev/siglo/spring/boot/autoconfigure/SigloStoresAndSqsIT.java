@@ -135,6 +135,13 @@ class SigloStoresAndSqsIT {
                     .isEqualTo(
                         "Siglo cannot start: the property 'siglo.consumers.payments.queue' is"
                             + " wrong: the queue 'no-such-queue' does not exist"));
+    sqs.withPropertyValues("siglo.consumers.payments.wait-time=25s")
+        .run(
+            ctx ->
+                assertThat(analysis(ctx.getStartupFailure()).getDescription())
+                    .startsWith(
+                        "Siglo cannot start: the property 'siglo.consumers.payments.wait-time' is"
+                            + " wrong: "));
     sqs.withPropertyValues("siglo.consumers.payments.dead-letter-queue=" + url + "-missing")
         .run(
             ctx ->
