@@ -23,7 +23,7 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * Closing the context while handlers run drains them: the close waits for the running handlers
  * (released only once the close began), and when it returns their work is durable, every offset
  * committed to the end of the topic, every message deleted from the queue. Boot's default shutdown
- * phase, Siglo's default drain.
+ * phase, Siglo's default drain, the PostgreSQL store on Boot's DataSource.
  */
 class SigloBootDrainIT {
   private static final int IN_FLIGHT = 6;
@@ -54,6 +54,9 @@ class SigloBootDrainIT {
           new SpringApplicationBuilder(BootTestApp.class)
               .properties(
                   "spring.kafka.bootstrap-servers=" + kafka.bootstrapServers(),
+                  "siglo.store.type=postgres",
+                  "siglo.store.postgres.table=drain_kafka",
+                  "spring.datasource.url=" + postgres.jdbcUrl(),
                   "siglo.consumers.payments.topics=" + topic,
                   "siglo.consumers.payments.group-id=" + topic),
           () -> {
@@ -78,6 +81,7 @@ class SigloBootDrainIT {
           new SpringApplicationBuilder(BootTestApp.class)
               .properties(
                   "siglo.store.type=postgres",
+                  "siglo.store.postgres.table=drain_sqs",
                   "spring.datasource.url=" + postgres.jdbcUrl(),
                   "siglo.sqs.endpoint=" + sqs.endpoint(),
                   "siglo.sqs.region=us-east-1",
