@@ -20,6 +20,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.boot.context.properties.bind.Bindable;
 import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -110,7 +111,9 @@ public final class SigloAutoConfiguration {
   static SigloProperties.Consumer effective(String name, Binder binder) {
     SigloProperties.Consumer c = new SigloProperties.Consumer();
     binder.bind("siglo.defaults", Bindable.ofInstance(c));
-    binder.bind("siglo.consumers." + name, Bindable.ofInstance(c));
+    // adapted, not parsed: a map key may hold capitals, which a canonical name may not
+    binder.bind(
+        ConfigurationPropertyName.adapt("siglo.consumers." + name, '.'), Bindable.ofInstance(c));
     return c;
   }
 

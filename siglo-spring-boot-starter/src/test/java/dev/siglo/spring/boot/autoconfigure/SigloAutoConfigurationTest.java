@@ -139,6 +139,22 @@ class SigloAutoConfigurationTest {
   }
 
   @Test
+  void consumerNamesMayHaveCapitalsAndDashes() {
+    runner
+        .withBean("payments", TestHandlers.CountingPayments.class)
+        .withPropertyValues(
+            "siglo.defaults.bootstrap-servers=127.0.0.1:9",
+            "siglo.consumers.PaymentsEU.topics=eu",
+            "siglo.consumers.payments-us.topics=us",
+            "siglo.consumers.payments-us.concurrency=2")
+        .run(
+            ctx ->
+                assertThat(ctx.getBean(SigloConsumers.class).consumers())
+                    .extracting(c -> c.name() + "=" + c.destination())
+                    .containsExactlyInAnyOrder("PaymentsEU=eu", "payments-us=us"));
+  }
+
+  @Test
   void theApplicationsOwnBeansWin() {
     InMemoryIdempotencyStore own = InMemoryIdempotencyStore.of();
     SigloConsumers ownConsumers = new SigloConsumers(List.of(), false, Duration.ofSeconds(1));
