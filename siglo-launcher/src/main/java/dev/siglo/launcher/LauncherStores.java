@@ -8,9 +8,6 @@ import dev.siglo.store.postgres.PostgresIdempotencyStore;
 import dev.siglo.store.postgres.PostgresStoreConfig;
 import dev.siglo.store.redis.RedisIdempotencyStore;
 import dev.siglo.store.redis.RedisStoreConfig;
-import java.net.URI;
-import java.net.URLDecoder;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -86,24 +83,14 @@ final class LauncherStores {
               + " (with siglo.store.type=redis)");
     }
     if (url != null) {
-      URI uri = parse(config, url);
-      tls |= uri.getScheme().equals("rediss");
-      if (uri.getUserInfo() != null) {
-        String[] up = uri.getRawUserInfo().split(":", 2);
-        user = up[0].isEmpty() ? user : decode(up[0]);
-        password = up.length > 1 ? decode(up[1]) : password;
+      // the explicit keys first: what the URL gives (user, password, database, TLS) wins
+      b.credentials(user, password).database(database);
+      try {
+        b.url(url);
+      } catch (IllegalArgumentException e) {
+        throw config.error(LauncherKey.STORE_REDIS_URL.key(), e.getMessage());
       }
-      String path = uri.getPath() == null ? "" : uri.getPath().replace("/", "");
-      if (!path.isEmpty()) {
-        try {
-          database = Integer.parseInt(path);
-        } catch (NumberFormatException e) {
-          throw config.error(
-              LauncherKey.STORE_REDIS_URL.key(), "the database '" + path + "' is not a number");
-        }
-      }
-      b.hostAndPort(uri.getHost(), uri.getPort());
-      where = uri.getHost() + ":" + uri.getPort();
+      where = null;
     } else if (cluster != null) {
       b.cluster(hosts(config, LauncherKey.STORE_REDIS_CLUSTER_NODES));
       where = "cluster " + cluster;
@@ -121,7 +108,6 @@ final class LauncherStores {
                   Path.of(truststore).toFile(),
                   tsPassword == null ? null : tsPassword.toCharArray())
               .build());
-      tls = true;
     } else if (tls) {
       b.tls(true);
     }
@@ -130,9 +116,10 @@ final class LauncherStores {
     if (replicas > 0) {
       b.replicaAcks(replicas, timeout);
     }
-    b.credentials(user, password)
-        .database(database)
-        .keyPrefix(config.required(LauncherKey.STORE_REDIS_PREFIX))
+    if (url == null) {
+      b.credentials(user, password).database(database);
+    }
+    b.keyPrefix(config.required(LauncherKey.STORE_REDIS_PREFIX))
         .poolSize(config.positiveInt(LauncherKey.STORE_REDIS_POOL_SIZE))
         .timeouts(timeout, timeout)
         .gcGrace(config.positiveDuration(LauncherKey.STORE_REDIS_GC_GRACE))
@@ -140,41 +127,25 @@ final class LauncherStores {
             config.oneOf(LauncherKey.STORE_REDIS_COLOCATE_STEPS, "true", "false").equals("true"))
         .hashRecords(
             config.oneOf(LauncherKey.STORE_REDIS_HASH_RECORDS, "true", "false").equals("true"));
-    String description =
-        "redis at "
-            + where
-            + (tls ? ", TLS" : "")
-            + (user == null ? "" : ", user " + user)
-            + (password == null ? "" : ", password ****")
-            + ", database "
-            + database
-            + ", key prefix "
-            + config.required(LauncherKey.STORE_REDIS_PREFIX);
+    RedisStoreConfig built;
+    RedisIdempotencyStore store;
     try {
-      return new Built(RedisIdempotencyStore.of(b.build()), description);
+      built = b.build();
+      store = RedisIdempotencyStore.of(built);
     } catch (IllegalArgumentException e) {
       throw config.error(config.name(LauncherKey.STORE), e.getMessage());
     }
-  }
-
-  private static URI parse(LauncherConfig config, String url) {
-    try {
-      URI uri = URI.create(url);
-      if (("redis".equals(uri.getScheme()) || "rediss".equals(uri.getScheme()))
-          && uri.getHost() != null
-          && uri.getPort() > 0) {
-        return uri;
-      }
-    } catch (IllegalArgumentException e) {
-      // reported below, without echoing a password the URL may hold
-    }
-    throw config.error(
-        LauncherKey.STORE_REDIS_URL.key(),
-        "must look like redis://host:port or rediss://user:password@host:port/0");
-  }
-
-  private static String decode(String s) {
-    return URLDecoder.decode(s, StandardCharsets.UTF_8);
+    String description =
+        "redis at "
+            + (where != null ? where : built.host() + ":" + built.port())
+            + (built.tls() != null ? ", TLS" : "")
+            + (built.user() == null ? "" : ", user " + built.user())
+            + (built.hasPassword() ? ", password ****" : "")
+            + ", database "
+            + built.database()
+            + ", key prefix "
+            + built.keyPrefix();
+    return new Built(store, description);
   }
 
   private static List<HostAndPort> hosts(LauncherConfig config, LauncherKey key) {

@@ -196,6 +196,13 @@ public final class RedisStoreConfig {
   }
 
   /**
+   * @return whether a password is set (for a summary that must not show it)
+   */
+  public boolean hasPassword() {
+    return password != null;
+  }
+
+  /**
    * @return the password, or {@code null}; never log it
    */
   String password() {
