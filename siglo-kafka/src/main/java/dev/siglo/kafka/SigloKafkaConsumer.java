@@ -73,7 +73,7 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
   public static final String DEFAULT_DEAD_LETTER_SUFFIX = "-dlt";
 
   /** How long a dead-letter publish may take before the record is retried. */
-  private static final Duration DEAD_LETTER_TIMEOUT = Duration.ofSeconds(30);
+  static final Duration DEAD_LETTER_TIMEOUT = Duration.ofSeconds(30);
 
   /** How long {@link #close()} and the shutdown hook wait for running handlers. */
   public static final Duration DEFAULT_CLOSE_TIMEOUT = Duration.ofSeconds(30);

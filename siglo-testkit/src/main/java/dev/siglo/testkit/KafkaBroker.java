@@ -27,7 +27,8 @@ import org.awaitility.Awaitility;
  * A real Apache Kafka 4.x broker for tests: one KRaft node (broker and controller) started
  * in-process on free loopback ports with a temporary log directory, stopped by {@link #close()}.
  * Internal topics use replication factor 1 and consumer groups start without delay, so a test group
- * gets its assignment at once.
+ * gets its assignment at once. Share groups (KIP-932) work with the broker's defaults (a 30 s
+ * acquisition lock, 5 deliveries); only the share coordinator's state topic is set to one replica.
  *
  * <p>An in-process broker ({@link #start()}) also listens with SASL/PLAIN ({@link
  * #saslBootstrapServers()}, user {@value #SASL_USER}, password {@value #SASL_PASSWORD}), for tests
@@ -142,6 +143,10 @@ public final class KafkaBroker implements AutoCloseable {
     p.setProperty("num.partitions", "1");
     p.setProperty("auto.create.topics.enable", "false");
     p.setProperty("log.flush.interval.messages", "1");
+    // share groups (KIP-932): the feature is on by default in a 4.4 cluster; its state topic
+    // needs a replication factor a single node can give
+    p.setProperty("share.coordinator.state.topic.replication.factor", "1");
+    p.setProperty("share.coordinator.state.topic.min.isr", "1");
     return p;
   }
 

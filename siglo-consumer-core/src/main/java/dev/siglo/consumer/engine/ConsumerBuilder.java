@@ -31,6 +31,7 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
   private IdempotencyStore store;
   private SigloMetrics metrics;
   private IdempotencyStore prepared;
+  private RetryConfig retry = RetryConfig.defaults();
 
   /**
    * @param decoder decodes payloads for the handler
@@ -116,6 +117,7 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
    */
   public B retry(RetryConfig retry) {
     engine.retry(retry);
+    this.retry = retry;
     return self();
   }
 
@@ -251,6 +253,13 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
   protected final MessageProcessor processor() {
     effectiveStore();
     return MessageProcessor.of(engine.build());
+  }
+
+  /**
+   * @return the retry settings the engine will use
+   */
+  protected final RetryConfig retryConfig() {
+    return retry;
   }
 
   /**

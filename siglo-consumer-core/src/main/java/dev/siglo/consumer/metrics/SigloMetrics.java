@@ -25,9 +25,9 @@ import java.util.Objects;
  * Runtimes also register {@value #IN_FLIGHT} (gauge, tags {@code system}, {@code destination}:
  * messages received and not yet finished; never receive capacity reserved by a long poll), {@value
  * #PAUSED} (gauge, same tags), for SQS {@value #RECEIVED} (messages per non-empty receive), and for
- * Kafka {@value #LAG} per partition (gauge, tags {@code topic}, {@code partition}). Keys and
- * payload values are never tags. Thread-safe; needs {@code io.micrometer:micrometer-core} on the
- * class path.
+ * Kafka {@value #LAG} per partition (gauge, tags {@code topic}, {@code partition}), for Kafka share
+ * groups {@value #ACKNOWLEDGEMENT_FAILURES}. Keys and payload values are never tags. Thread-safe;
+ * needs {@code io.micrometer:micrometer-core} on the class path.
  */
 public final class SigloMetrics implements SigloEventListener {
   /** Messages by outcome. */
@@ -47,6 +47,13 @@ public final class SigloMetrics implements SigloEventListener {
 
   /** Records behind the end of a partition (gauge, Kafka). */
   public static final String LAG = "siglo.lag";
+
+  /**
+   * Acknowledgements the broker refused or that were lost on the way (counter, Kafka share groups),
+   * tags {@code system}, {@code destination}, {@code type} ({@code accept}, {@code release}, {@code
+   * reject}, {@code renew}).
+   */
+  public static final String ACKNOWLEDGEMENT_FAILURES = "siglo.acknowledgement.failures";
 
   /**
    * Gauge: 1 while the consumer's intake is paused (store unavailable, a pause condition holds), 0
@@ -118,6 +125,23 @@ public final class SigloMetrics implements SigloEventListener {
     return io.micrometer.core.instrument.DistributionSummary.builder(RECEIVED)
         .tag("system", system)
         .tag("destination", destination)
+        .register(registry);
+  }
+
+  /**
+   * Registers the counter of failed acknowledgements ({@value #ACKNOWLEDGEMENT_FAILURES}) of one
+   * type.
+   *
+   * @param system the broker system
+   * @param destination the topics
+   * @param type the acknowledgement type, lower case
+   * @return the counter
+   */
+  public Counter acknowledgementFailures(String system, String destination, String type) {
+    return Counter.builder(ACKNOWLEDGEMENT_FAILURES)
+        .tag("system", system)
+        .tag("destination", destination)
+        .tag("type", type)
         .register(registry);
   }
 

@@ -28,6 +28,7 @@ final class EngineRunner implements RecordRunner {
   private final MessageProcessor processor;
   private final DeadLetterSink deadLetters;
   private final boolean deadLetterDeclines;
+  private final boolean optionalTopic;
 
   /**
    * @param processor the engine
@@ -35,9 +36,25 @@ final class EngineRunner implements RecordRunner {
    * @param deadLetterDeclines whether fresh permanent declines are copied to the dead-letter topic
    */
   EngineRunner(MessageProcessor processor, DeadLetterSink deadLetters, boolean deadLetterDeclines) {
+    this(processor, deadLetters, deadLetterDeclines, false);
+  }
+
+  /**
+   * @param processor the engine
+   * @param deadLetters the dead-letter publisher
+   * @param deadLetterDeclines whether fresh permanent declines are copied to the dead-letter topic
+   * @param optionalTopic whether a record whose dead-letter topic is {@code null} has none (nothing
+   *     is published; the share runtime rejects it) rather than a publish that fails
+   */
+  EngineRunner(
+      MessageProcessor processor,
+      DeadLetterSink deadLetters,
+      boolean deadLetterDeclines,
+      boolean optionalTopic) {
     this.processor = processor;
     this.deadLetters = deadLetters;
     this.deadLetterDeclines = deadLetterDeclines;
+    this.optionalTopic = optionalTopic;
   }
 
   @Override
@@ -77,6 +94,9 @@ final class EngineRunner implements RecordRunner {
 
   /** Publishes the dead letter a disposition asks for, as a span of the message's trace. */
   private void deadLetter(Work w, Disposition d, int attempt) throws Exception {
+    if (optionalTopic && deadLetters.topicFor(w.record) == null) {
+      return;
+    }
     if (d instanceof Disposition.DeadLetter dl) {
       processor.deadLettering(
           deadLetters.topicFor(w.record),
