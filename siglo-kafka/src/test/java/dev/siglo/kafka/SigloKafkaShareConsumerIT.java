@@ -342,4 +342,35 @@ class SigloKafkaShareConsumerIT {
         .filteredOn(e -> !e.getKey().equals("hold"))
         .allSatisfy(e -> assertThat(e.getValue()).isEqualTo("b"));
   }
+
+  @Test
+  void startFailsWithOneLineWhenTheGroupWouldArchiveBeforeSigloDeadLetters() {
+    String topic = unique("limits");
+    KAFKA.broker().createTopics(1, topic, topic + "-dlt");
+    try (SigloKafkaShareConsumer<String> c =
+        consumer(unique("sg"), topic, (value, ctx) -> null)
+            .retry(dev.siglo.consumer.RetryConfig.custom().maxDeliveries(6).build())
+            .build()) {
+      assertThat(c.start())
+          .failsWithin(Duration.ofSeconds(30))
+          .withThrowableThat()
+          .havingRootCause()
+          .isInstanceOf(dev.siglo.consumer.error.SigloConfigurationException.class)
+          .withMessageStartingWith("maxDeliveries (6) exceeds the share.delivery.count.limit (5)");
+    }
+  }
+
+  @Test
+  void startFailsWhenTheDeadLetterTopicIsMissing() {
+    String topic = unique("nodlt");
+    KAFKA.broker().createTopics(1, topic);
+    try (SigloKafkaShareConsumer<String> c =
+        consumer(unique("sg"), topic, (value, ctx) -> null).build()) {
+      assertThat(c.start())
+          .failsWithin(Duration.ofSeconds(30))
+          .withThrowableThat()
+          .havingRootCause()
+          .withMessageContaining("dead-letter topic(s) [" + topic + "-dlt] do not exist");
+    }
+  }
 }
