@@ -2,6 +2,7 @@ package dev.siglo.launcher;
 
 import dev.siglo.kafka.Ordering;
 import dev.siglo.kafka.SigloKafkaConsumer;
+import dev.siglo.kafka.SigloKafkaShareConsumer;
 import java.io.PrintStream;
 import java.time.Duration;
 import java.util.HashMap;
@@ -12,16 +13,27 @@ import java.util.Map;
 import java.util.Set;
 import org.apache.kafka.clients.CommonClientConfigs;
 
-/** Starts a {@link SigloKafkaConsumer} from the configuration, after its start-up checks. */
+/**
+ * Starts a {@link SigloKafkaConsumer} ({@code siglo.broker=kafka}) or a {@link
+ * SigloKafkaShareConsumer} ({@code siglo.broker=kafka-share}) from the configuration, after its
+ * start-up checks. Both read the same {@code siglo.kafka.*} keys; the share consumer also reads
+ * {@code siglo.kafka.share.*} and refuses {@code siglo.kafka.ordering}, since share groups promise
+ * no order.
+ */
 final class KafkaLaunch {
   private KafkaLaunch() {}
 
   static <T> SigloLauncher.Running start(
-      LauncherConfig config, LaunchSettings<T> settings, PrintStream out) {
+      LauncherConfig config, LaunchSettings<T> settings, PrintStream out, boolean share) {
     String servers = config.required(LauncherKey.KAFKA_BOOTSTRAP);
     String group = config.required(LauncherKey.KAFKA_GROUP);
     List<String> topics = List.of(config.required(LauncherKey.KAFKA_TOPICS).split("\\s*,\\s*"));
-    Ordering ordering = ordering(config);
+    if (share && config.isSet(LauncherKey.KAFKA_ORDERING)) {
+      throw config.error(
+          LauncherKey.KAFKA_ORDERING.key(),
+          "does not apply to siglo.broker=kafka-share: share groups promise no order");
+    }
+    Ordering ordering = share ? null : ordering(config);
     String suffix = config.required(LauncherKey.KAFKA_DLT_SUFFIX);
     boolean declines = bool(config, LauncherKey.KAFKA_DLT_DECLINES);
     boolean create = bool(config, LauncherKey.KAFKA_CREATE_DLT);
@@ -35,22 +47,30 @@ final class KafkaLaunch {
         new StartupSummary()
             .add(
                 "broker",
-                "kafka at "
+                (share ? "kafka share group at " : "kafka at ")
                     + servers
                     + ", group "
                     + group
                     + ", topics "
-                    + String.join(", ", topics))
-            .add("ordering", ordering.name())
-            .add("kafka properties", StartupSummary.properties(properties))
-            .add(
-                "dead letters",
-                String.join(", ", deadLetterTopics)
-                    + (create ? " (created when missing)" : "")
-                    + (declines ? ", declines copied" : ", declines not copied"));
+                    + String.join(", ", topics));
+    if (share) {
+      summary.add("in flight", inFlight(config, settings) + " records at most");
+    } else {
+      summary.add("ordering", ordering.name());
+    }
+    summary
+        .add("kafka properties", StartupSummary.properties(properties))
+        .add(
+            "dead letters",
+            String.join(", ", deadLetterTopics)
+                + (create ? " (created when missing)" : "")
+                + (declines ? ", declines copied" : ", declines not copied"));
     LaunchSettings.Started started = settings.startDependencies(config, summary);
     try {
       settings.checks().kafka(client, topics, create ? Set.of() : deadLetterTopics);
+      if (share) {
+        return startShare(config, settings, out, summary, started, topics, properties);
+      }
       SigloKafkaConsumer.Builder<T> b =
           SigloKafkaConsumer.builder(settings.decoder(), settings.handler())
               .bootstrapServers(servers)
@@ -75,6 +95,45 @@ final class KafkaLaunch {
       started.close();
       throw e instanceof IllegalArgumentException ? config.error("siglo.kafka", e.getMessage()) : e;
     }
+  }
+
+  private static <T> SigloLauncher.Running startShare(
+      LauncherConfig config,
+      LaunchSettings<T> settings,
+      PrintStream out,
+      StartupSummary summary,
+      LaunchSettings.Started started,
+      List<String> topics,
+      Map<String, String> properties) {
+    String suffix = config.required(LauncherKey.KAFKA_DLT_SUFFIX);
+    String reset = config.required(LauncherKey.KAFKA_SHARE_AUTO_OFFSET_RESET);
+    SigloKafkaShareConsumer.Builder<T> b =
+        SigloKafkaShareConsumer.builder(settings.decoder(), settings.handler())
+            .bootstrapServers(config.required(LauncherKey.KAFKA_BOOTSTRAP))
+            .groupId(config.required(LauncherKey.KAFKA_GROUP))
+            .topics(topics.toArray(String[]::new))
+            .deadLetterTopic(t -> t + suffix)
+            .deadLetterDeclines(bool(config, LauncherKey.KAFKA_DLT_DECLINES))
+            .createDeadLetterTopics(bool(config, LauncherKey.KAFKA_CREATE_DLT))
+            .autoOffsetReset(reset.equals("none") ? null : reset)
+            .maxInFlight(inFlight(config, settings))
+            .concurrency(settings.concurrency());
+    properties.forEach(b::property);
+    SigloKafkaShareConsumer<T> consumer = settings.apply(b, started).build();
+    return LaunchSettings.launch(
+        config,
+        summary,
+        out,
+        consumer::start,
+        consumer.termination(),
+        () -> consumer.close(Duration.ofSeconds(30)),
+        started);
+  }
+
+  private static int inFlight(LauncherConfig config, LaunchSettings<?> settings) {
+    return config.isSet(LauncherKey.KAFKA_SHARE_MAX_IN_FLIGHT)
+        ? config.positiveInt(LauncherKey.KAFKA_SHARE_MAX_IN_FLIGHT)
+        : settings.concurrency() * SigloKafkaShareConsumer.DEFAULT_IN_FLIGHT_PER_WORKER;
   }
 
   private static boolean bool(LauncherConfig config, LauncherKey key) {

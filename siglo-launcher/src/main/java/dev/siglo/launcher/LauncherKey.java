@@ -3,6 +3,7 @@ package dev.siglo.launcher;
 import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.RetryConfig;
 import dev.siglo.kafka.SigloKafkaConsumer;
+import dev.siglo.kafka.SigloKafkaShareConsumer;
 import dev.siglo.sqs.SigloSqsConsumer;
 import dev.siglo.store.postgres.PostgresStoreConfig;
 import dev.siglo.store.redis.RedisStoreConfig;
@@ -16,7 +17,11 @@ import dev.siglo.store.redis.RedisStoreConfig;
  */
 public enum LauncherKey {
   /** The broker. */
-  BROKER("siglo.broker", "kafka", "`kafka` or `sqs`"),
+  BROKER(
+      "siglo.broker",
+      "kafka",
+      "`kafka` (a consumer group), `kafka-share` (a share group: no order, records of one"
+          + " partition in parallel, deliveries counted by the broker) or `sqs`"),
   /** The handler class. */
   HANDLER(
       "siglo.handler",
@@ -234,11 +239,24 @@ public enum LauncherKey {
           + " dead-letter producer and the start-up checks; environment variable"
           + " `SIGLO_KAFKA_PROPERTIES_` + the name in capitals with `_` for `.`",
       true),
+  /** Share consumer's poll size. */
+  KAFKA_SHARE_MAX_IN_FLIGHT(
+      "siglo.kafka.share.max-in-flight",
+      "concurrency × " + SigloKafkaShareConsumer.DEFAULT_IN_FLIGHT_PER_WORKER,
+      "`kafka-share`: the most records acquired at once (the poll size); each one's acquisition"
+          + " lock runs from its poll"),
+  /** Share group's offset reset. */
+  KAFKA_SHARE_AUTO_OFFSET_RESET(
+      "siglo.kafka.share.auto-offset-reset",
+      SigloKafkaShareConsumer.DEFAULT_AUTO_OFFSET_RESET,
+      "`kafka-share`: the `share.auto.offset.reset` set on a share group that has none of its"
+          + " own (`earliest`, `latest`, `by_duration:<ISO duration>`), or `none` to leave the"
+          + " group's configuration alone"),
   /** Kafka ordering. */
   KAFKA_ORDERING(
       "siglo.kafka.ordering",
       SigloKafkaConsumer.DEFAULT_ORDERING.name(),
-      "`KEY`, `PARTITION` or `UNORDERED`"),
+      "`KEY`, `PARTITION` or `UNORDERED` (not with `kafka-share`)"),
   /** Dead-letter topic suffix. */
   KAFKA_DLT_SUFFIX(
       "siglo.kafka.dead-letter-suffix",

@@ -86,7 +86,7 @@ final class RedriveCommand implements Callable<Integer> {
   @Override
   public Integer call() {
     LauncherConfig c = LauncherConfig.load(config, System.getenv());
-    String broker = c.oneOf(LauncherKey.BROKER, "kafka", "sqs");
+    String broker = c.oneOf(LauncherKey.BROKER, "kafka", "kafka-share", "sqs");
     PrintWriter out = spec.commandLine().getOut();
     Redrives.Selection selection;
     try {
@@ -105,7 +105,7 @@ final class RedriveCommand implements Callable<Integer> {
     try {
       Redrives.Planner planner =
           new Redrives.Planner(selection, store, SigloLauncher.keys(c), dryRun);
-      if (broker.equals("kafka")) {
+      if (!broker.equals("sqs")) { // a share group's dead letters are on a topic too
         kafka(c, planner);
       } else {
         sqs(c, planner);

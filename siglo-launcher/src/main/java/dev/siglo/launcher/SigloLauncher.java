@@ -141,11 +141,11 @@ public final class SigloLauncher {
   @SuppressWarnings("unchecked")
   private static <T> Running start(
       LauncherConfig config, PayloadDecoder<T> decoder, Object handler, PrintStream out) {
-    String broker = config.oneOf(LauncherKey.BROKER, "kafka", "sqs");
+    String broker = config.oneOf(LauncherKey.BROKER, "kafka", "kafka-share", "sqs");
     LaunchSettings<T> settings = settings(config, decoder, (MessageHandler<T>) handler);
-    return broker.equals("kafka")
-        ? KafkaLaunch.start(config, settings, out)
-        : SqsLaunch.start(config, settings, out);
+    return broker.equals("sqs")
+        ? SqsLaunch.start(config, settings, out)
+        : KafkaLaunch.start(config, settings, out, broker.equals("kafka-share"));
   }
 
   /** Everything but the broker, read and checked before any connection is made. */

@@ -74,6 +74,59 @@ class SigloLauncherIT {
   }
 
   @Test
+  void aShareGroupConsumerStartedFromAConfigurationRunsEachKeyOnce(@TempDir Path dir)
+      throws Exception {
+    String topic = "shared-" + System.nanoTime();
+    KAFKA.broker().createTopics(1, topic, topic + "-dlt");
+    Path file = dir.resolve("consumer.properties");
+    Files.writeString(
+        file,
+        String.join(
+            "\n",
+            "siglo.broker=kafka-share",
+            "siglo.handler=" + RecordingHandler.class.getName(),
+            "siglo.key=json-pointer:/id",
+            "siglo.key.namespace=launcher-share",
+            "siglo.kafka.topics=" + topic,
+            "siglo.kafka.group-id=launched-share",
+            "siglo.kafka.share.max-in-flight=20"));
+    JsonRecords.produce(KAFKA.broker().bootstrapServers(), topic, "S", 30, 3);
+    RecordingHandler.EFFECTS.clear();
+    java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+    try (SigloLauncher.Running running =
+        SigloLauncher.start(
+            LauncherConfig.load(
+                file, Map.of("SIGLO_KAFKA_BOOTSTRAP_SERVERS", KAFKA.broker().bootstrapServers())),
+            new java.io.PrintStream(printed, true, StandardCharsets.UTF_8))) {
+      await().atMost(Duration.ofSeconds(60)).until(() -> RecordingHandler.EFFECTS.size() == 30);
+      assertThat(running.termination()).isNotDone();
+    }
+    assertThat(RecordingHandler.EFFECTS.values()).allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+    assertThat(printed.toString(StandardCharsets.UTF_8))
+        .contains("kafka share group at ")
+        .contains("20 records at most");
+  }
+
+  @Test
+  void orderingIsRefusedForAShareGroupNamingTheSetting(@TempDir Path dir) throws Exception {
+    Path file = dir.resolve("consumer.properties");
+    Files.writeString(
+        file,
+        String.join(
+            "\n",
+            "siglo.broker=kafka-share",
+            "siglo.handler=" + RecordingHandler.class.getName(),
+            "siglo.kafka.bootstrap-servers=" + KAFKA.broker().bootstrapServers(),
+            "siglo.kafka.topics=t",
+            "siglo.kafka.group-id=g",
+            "siglo.kafka.ordering=PARTITION"));
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> SigloLauncher.start(LauncherConfig.load(file, Map.of())))
+        .hasMessageContaining("siglo.kafka.ordering")
+        .hasMessageContaining("share groups promise no order");
+  }
+
+  @Test
   void sigtermStopsTheLauncherCleanlyWithExitCodeZeroAfterCommitting(@TempDir Path dir)
       throws Exception {
     String topic = "sigterm-" + System.nanoTime();
