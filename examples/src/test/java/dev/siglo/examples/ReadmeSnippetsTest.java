@@ -37,6 +37,7 @@ class ReadmeSnippetsTest {
             "postgres-store",
             "transactional-step",
             "kafka-consumer",
+            "kafka-share-consumer",
             "boot-application");
     for (Map.Entry<String, String> region : regions.entrySet()) {
       assertThat(readme)

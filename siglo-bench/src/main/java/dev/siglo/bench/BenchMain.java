@@ -71,6 +71,9 @@ public final class BenchMain {
       if (options.scenarios().contains("slow")) {
         new SlowHandlers(servers, size, report).run();
       }
+      if (options.scenarios().contains("share")) {
+        new ShareThroughput(servers, size, report).run();
+      }
       if (options.scenarios().contains("sqs")) {
         new SqsThroughput(servers, size, report).run();
       }

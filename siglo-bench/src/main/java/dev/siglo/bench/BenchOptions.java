@@ -6,8 +6,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * The command line: {@code --size=tiny|default|full}, {@code --only=kafka,slow,sqs,storm,micro},
- * {@code --out=docs/BENCHMARKS.md} (no file without it).
+ * The command line: {@code --size=tiny|default|full}, {@code
+ * --only=kafka,slow,share,sqs,storm,micro}, {@code --out=docs/BENCHMARKS.md} (no file without it).
  *
  * @param sizeName the size's name
  * @param size the size
@@ -15,7 +15,7 @@ import java.util.Set;
  * @param out where to write the Markdown table, or null
  */
 record BenchOptions(String sizeName, Size size, Set<String> scenarios, Path out) {
-  static final List<String> ALL = List.of("kafka", "slow", "sqs", "storm", "micro");
+  static final List<String> ALL = List.of("kafka", "slow", "share", "sqs", "storm", "micro");
 
   static BenchOptions parse(String... args) {
     String size = "default";

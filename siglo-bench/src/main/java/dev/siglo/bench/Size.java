@@ -18,6 +18,8 @@ package dev.siglo.bench;
  * @param jmhForks JMH forks (0: in this JVM)
  * @param jmhIterations JMH warm-up and measurement iterations
  * @param jmhIterationMillis the length of a JMH iteration
+ * @param shareRecords records of the share-group scenario's no-op runs (a fifth of them for its 5
+ *     ms Siglo runs, a fiftieth for its sequential 5 ms baseline)
  */
 record Size(
     int kafkaRecords,
@@ -33,19 +35,21 @@ record Size(
     int repetitions,
     int jmhForks,
     int jmhIterations,
-    int jmhIterationMillis) {
+    int jmhIterationMillis,
+    int shareRecords) {
 
   static Size named(String name) {
     return switch (name) {
-      case "tiny" -> new Size(3_000, 1_000, 1_000, 400, 0, 40, 100, 300, 100, 50, 1, 0, 1, 100);
+      case "tiny" ->
+          new Size(3_000, 1_000, 1_000, 400, 0, 40, 100, 300, 100, 50, 1, 0, 1, 100, 2_000);
       case "default" ->
           new Size(
               200_000, 50_000, 20_000, 20_000, 200_000, 2_000, 1_000, 30_000, 4_000, 400, 3, 1, 5,
-              1000);
+              1000, 50_000);
       case "full" ->
           new Size(
               1_000_000, 200_000, 100_000, 20_000, 200_000, 2_000, 4_000, 50_000, 4_000, 4_000, 5,
-              2, 5, 1000);
+              2, 5, 1000, 200_000);
       default ->
           throw new IllegalArgumentException(
               "unknown size '" + name + "' (use tiny, default or full)");

@@ -35,12 +35,13 @@ class BenchSmokeIT {
         .contains("| " + KafkaThroughput.SCENARIO + " | plain KafkaConsumer loop")
         .contains("| " + SlowHandlers.SCENARIO + " |")
         .contains("| " + SqsThroughput.SCENARIO + " |")
+        .contains("| " + ShareThroughput.SCENARIO + " | plain KafkaShareConsumer loop")
         .contains("| " + DuplicateStorm.SCENARIO + " |")
         .contains("| " + MicroBenchmarks.SCENARIO + " | sigloProcess |")
         .contains("per-message overhead");
     assertThat(md.split("\n"))
         .filteredOn(l -> l.startsWith("- ") && l.contains("exactly once"))
-        .hasSize(4);
+        .hasSize(5);
     assertThat(report.text()).contains("check passed");
   }
 

@@ -12,6 +12,7 @@ import dev.siglo.consumer.event.SigloEventListener;
 import dev.siglo.consumer.key.Fingerprints;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.kafka.SigloKafkaConsumer;
+import dev.siglo.kafka.SigloKafkaShareConsumer;
 import dev.siglo.sqs.SigloSqsConsumer;
 import dev.siglo.store.postgres.PostgresIdempotencyStore;
 import dev.siglo.store.postgres.PostgresStoreConfig;
@@ -34,15 +35,15 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 
 /**
  * The consumer under test, in its own JVM so a test can SIGKILL, SIGSTOP or SIGTERM it. Arguments
- * are {@code name=value}: {@code broker} (kafka|sqs), {@code mode} ({@code tx}: the effect is
- * written by a PostgreSQL transactional step, in the transaction of its record, on the PostgreSQL
- * store; {@code outside}: the effect is an auto-committed insert and the store is Redis), {@code
- * postgres} (JDBC URL of the effects database), {@code redis} (host:port), or {@code redisCluster}
- * (host:port of one node) with {@code replicaAcks} (replicas that acknowledge each claim, 0: off),
- * {@code scenario}, {@code concurrency}, {@code leaseMillis}, {@code handlerMillis}, {@code
- * slowMillis} (for payloads with {@code "slow": true}); Kafka: {@code bootstrap}, {@code topic},
- * {@code group}; SQS: {@code endpoint}, {@code queueUrl}, {@code dlqUrl}, {@code
- * visibilitySeconds}.
+ * are {@code name=value}: {@code broker} (kafka|kafka-share|sqs), {@code mode} ({@code tx}: the
+ * effect is written by a PostgreSQL transactional step, in the transaction of its record, on the
+ * PostgreSQL store; {@code outside}: the effect is an auto-committed insert and the store is
+ * Redis), {@code postgres} (JDBC URL of the effects database), {@code redis} (host:port), or {@code
+ * redisCluster} (host:port of one node) with {@code replicaAcks} (replicas that acknowledge each
+ * claim, 0: off), {@code scenario}, {@code concurrency}, {@code leaseMillis}, {@code
+ * handlerMillis}, {@code slowMillis} (for payloads with {@code "slow": true}); Kafka: {@code
+ * bootstrap}, {@code topic}, {@code group}; SQS: {@code endpoint}, {@code queueUrl}, {@code
+ * dlqUrl}, {@code visibilitySeconds}.
  *
  * <p>Each payload is JSON {@code {"key": ..., "seq": ...}}; the idempotency key is the message's
  * {@code idempotency-key} header or attribute. The handler waits {@code handlerMillis}, writes the
@@ -168,6 +169,23 @@ public final class FaultConsumerMain {
               .metrics(registry)
               .property("session.timeout.ms", "6000")
               .property("heartbeat.interval.ms", "1000")
+              .shutdownHook(true)
+              .build();
+      stopped = consumer.start();
+    } else if (a.get("broker").equals("kafka-share")) {
+      SigloKafkaShareConsumer<JsonNode> consumer =
+          SigloKafkaShareConsumer.builder(PayloadDecoder.jsonTree(), handler)
+              .bootstrapServers(a.get("bootstrap"))
+              .groupId(a.get("group"))
+              .topics(a.get("topic"))
+              .store(store)
+              .fingerprint(Fingerprints.payloadSha256())
+              .idempotency(options)
+              .retry(retry)
+              .concurrency(concurrency)
+              .listener(seen)
+              .listener(pauses)
+              .metrics(registry)
               .shutdownHook(true)
               .build();
       stopped = consumer.start();

@@ -52,10 +52,16 @@ final class KafkaScenarios {
     try (Run run = new Run(id, args, lab.effects, lab.logDir)) {
       run.startConsumer();
       schedule.inject(run);
-      Awaitility.await(id + ": group committed to the end")
+      boolean share = "kafka-share".equals(args.get("broker"));
+      Awaitility.await(
+              id + (share ? ": share group acknowledged" : ": group committed") + " to the end")
           .atMost(Duration.ofMinutes(size.minutesPerScenario()))
           .pollInterval(Duration.ofMillis(500))
-          .until(() -> KafkaSide.committedToEnd(bootstrap, args.get("group"), topic));
+          .until(
+              () ->
+                  share
+                      ? KafkaSide.acknowledgedToEnd(bootstrap, args.get("group"), topic)
+                      : KafkaSide.committedToEnd(bootstrap, args.get("group"), topic));
       run.stopAll();
       return Checker.check(
           run,
@@ -301,5 +307,39 @@ final class KafkaScenarios {
         m,
         Map.of(),
         run -> {});
+  }
+
+  /**
+   * Scenario 7: a share group (KIP-932) of three consumers on the same partitions, the last
+   * SIGKILLed {@code kills} times and restarted each time, some handlers longer than the 30 s
+   * acquisition lock (renewed while they run), 1% each of the poison mix. At the broker's defaults
+   * (30 s lock, 5 deliveries) and Siglo's: nothing lost (a record archived by the broker past its
+   * delivery limit would be), no tx effect twice, the poison on the dead-letter topic and no
+   * healthy record there (none exhausted its deliveries).
+   */
+  Verdict shareGroupKills(String mode) throws Exception {
+    int slowEvery = Math.max(100, size.keys() / 30);
+    Manifest m = Manifest.poisonMix("share", size.keys(), size.copies(), slowEvery, 13);
+    int kills = size.kills();
+    return run(
+        "share group SIGKILL",
+        mode,
+        "3 share consumers, "
+            + kills
+            + " × SIGKILL of one, restarted at once; "
+            + m.slow
+            + " handlers of 35 s (lock 30 s); 1% each poison kind",
+        lab.kafka.bootstrapServers(),
+        m,
+        Map.of("broker", "kafka-share", "slowMillis", "35000"),
+        run -> {
+          run.startConsumer();
+          run.startConsumer();
+          for (int k = 1; k <= kills; k++) {
+            run.awaitEffects((long) m.effectKeys.size() * k / (kills + 1), Duration.ofMinutes(5));
+            run.consumers.get(run.consumers.size() - 1).kill();
+            run.startConsumer();
+          }
+        });
   }
 }

@@ -133,6 +133,41 @@ final class KafkaSide {
   }
 
   /**
+   * @return whether the share group acknowledged every partition of the topic to its end (the
+   *     broker reports its lag as 0: every record was accepted or rejected, durably in the share
+   *     coordinator; the start offset itself may stay behind until a fetch moves it)
+   */
+  static boolean acknowledgedToEnd(String bootstrap, String group, String topic) {
+    try (Admin admin = admin(bootstrap)) {
+      Map<TopicPartition, OffsetSpec> latest = new HashMap<>();
+      for (int i = 0; i < PARTITIONS; i++) {
+        latest.put(new TopicPartition(topic, i), OffsetSpec.latest());
+      }
+      Map<TopicPartition, org.apache.kafka.clients.admin.SharePartitionOffsetInfo> at =
+          admin
+              .listShareGroupOffsets(
+                  Map.of(
+                      group,
+                      new org.apache.kafka.clients.admin.ListShareGroupOffsetsSpec()
+                          .topicPartitions(latest.keySet())))
+              .partitionsToOffsetInfo(group)
+              .get(10, TimeUnit.SECONDS);
+      for (var e : admin.listOffsets(latest).all().get(10, TimeUnit.SECONDS).entrySet()) {
+        var info = at.get(e.getKey());
+        long end = e.getValue().offset();
+        boolean acknowledged =
+            info != null && info.lag().map(l -> l == 0).orElse(info.startOffset() >= end);
+        if (end > 0 && !acknowledged) {
+          return false;
+        }
+      }
+      return true;
+    } catch (Exception e) {
+      return false; // the broker may be down, or the group not known yet; ask again
+    }
+  }
+
+  /**
    * @return dead letters by their {@code siglo.dlt.reason} header
    */
   private static String text(ConsumerRecord<byte[], byte[]> r, String header) {

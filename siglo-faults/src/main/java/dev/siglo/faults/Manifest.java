@@ -63,7 +63,15 @@ final class Manifest {
    * characters) and keys reused with another payload.
    */
   static Manifest poisonMix(String prefix, int keys, int copies, long seed) {
-    Manifest m = duplicates(prefix, keys, copies, 0, seed);
+    return poisonMix(prefix, keys, copies, 0, seed);
+  }
+
+  /**
+   * {@link #poisonMix(String, int, int, long)} with a slow handler for every {@code slowEvery}-th
+   * key (0: none).
+   */
+  static Manifest poisonMix(String prefix, int keys, int copies, int slowEvery, long seed) {
+    Manifest m = duplicates(prefix, keys, copies, slowEvery, seed);
     int each = Math.max(1, keys * copies / 100);
     for (int i = 0; i < each; i++) {
       m.items.add(

@@ -102,6 +102,8 @@ public final class ReliabilityMain {
               new Named("lease-expiry/tx", () -> kafka.leaseExpiry("tx")),
               new Named("lease-expiry/outside", () -> kafka.leaseExpiry("outside")),
               new Named("poison-mix/tx", () -> kafka.poisonMix("tx")),
+              new Named("share-kills/tx", () -> kafka.shareGroupKills("tx")),
+              new Named("share-kills/outside", () -> kafka.shareGroupKills("outside")),
               new Named("sqs-kills/tx", () -> sqs.consumerKills("tx")),
               new Named("sqs-kills/outside", () -> sqs.consumerKills("outside")),
               new Named("sqs-slow/tx", () -> sqs.slowHandlers("tx")),
