@@ -158,7 +158,8 @@ public final class ReliabilityMain {
             + " although their offset was committed or they were deleted (**lost messages**, which"
             + " another copy of the same key would otherwise hide); effects of"
             + " messages that must have none, the dead letters by reason, and whether the consumer"
-            + " group committed every partition to its end (Kafka) or the queue is empty (SQS).\n\n");
+            + " group committed every partition to its end (Kafka; a share group: the broker reports its lag"
+            + " as 0 on every partition) or the queue is empty (SQS).\n\n");
     md.append(
         "Two effect modes: **tx**, the effect is written by a PostgreSQL `TransactionalStep`, in"
             + " the same transaction as its idempotency record, with the PostgreSQL store; and"
