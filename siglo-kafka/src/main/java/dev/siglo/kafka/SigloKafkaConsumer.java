@@ -2,7 +2,6 @@ package dev.siglo.kafka;
 
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.engine.ConsumerBuilder;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.engine.MessageProcessorConfig;
 import dev.siglo.consumer.error.SigloConfigurationException;
@@ -13,14 +12,12 @@ import dev.siglo.consumer.support.NamedThreads;
 import dev.siglo.kafka.internal.KafkaRuntimeConfig;
 import dev.siglo.kafka.internal.PollLoop;
 import java.time.Duration;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.function.Function;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 
@@ -185,62 +182,19 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
    *
    * @param <T> the decoded payload type
    */
-  public static final class Builder<T> extends ConsumerBuilder<T, Builder<T>> {
-    private final Map<String, Object> properties = new HashMap<>();
-    private String bootstrapServers;
-    private String groupId;
-    private List<String> topics = List.of();
+  public static final class Builder<T> extends KafkaBuilder<T, Builder<T>> {
     private Pattern pattern;
     private Ordering ordering = DEFAULT_ORDERING;
-    private int concurrency = DEFAULT_CONCURRENCY;
     private Integer maxBuffered;
     private Duration commitInterval = DEFAULT_COMMIT_INTERVAL;
     private Duration rebalanceTimeout = DEFAULT_REBALANCE_TIMEOUT;
-    private Duration topicCheckTimeout = DEFAULT_TOPIC_CHECK_TIMEOUT;
-    private Function<String, String> deadLetterTopic = topic -> topic + DEFAULT_DEAD_LETTER_SUFFIX;
-    private boolean deadLetterDeclines;
-    private boolean createDeadLetterTopics;
-    private boolean shutdownHook;
 
     private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
-      super(decoder, handler, defaultKeyExtractor());
+      super(decoder, handler);
     }
 
     @Override
     protected Builder<T> self() {
-      return this;
-    }
-
-    /**
-     * @param bootstrapServers the Kafka bootstrap servers
-     * @return this builder
-     */
-    public Builder<T> bootstrapServers(String bootstrapServers) {
-      this.bootstrapServers = nonBlank(bootstrapServers, "bootstrapServers");
-      return this;
-    }
-
-    /**
-     * @param groupId the consumer group
-     * @return this builder
-     */
-    public Builder<T> groupId(String groupId) {
-      this.groupId = nonBlank(groupId, "groupId");
-      return this;
-    }
-
-    /**
-     * @param topics the topics to subscribe to
-     * @return this builder
-     */
-    public Builder<T> topics(String... topics) {
-      if (topics.length == 0) {
-        throw new IllegalArgumentException("at least one topic");
-      }
-      for (String t : topics) {
-        nonBlank(t, "topic");
-      }
-      this.topics = List.of(topics);
       return this;
     }
 
@@ -254,34 +208,11 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
     }
 
     /**
-     * @param name any Kafka client property (security, timeouts, ...), passed to the consumer and
-     *     (where it applies) to the dead-letter producer
-     * @param value its value
-     * @return this builder
-     */
-    public Builder<T> property(String name, Object value) {
-      properties.put(Objects.requireNonNull(name, "name"), Objects.requireNonNull(value, "value"));
-      return this;
-    }
-
-    /**
      * @param ordering KEY (default), PARTITION or UNORDERED
      * @return this builder
      */
     public Builder<T> ordering(Ordering ordering) {
       this.ordering = Objects.requireNonNull(ordering, "ordering");
-      return this;
-    }
-
-    /**
-     * @param concurrency worker threads (independent of the partition count), at least 1
-     * @return this builder
-     */
-    public Builder<T> concurrency(int concurrency) {
-      if (concurrency < 1) {
-        throw new IllegalArgumentException("concurrency must be at least 1, was " + concurrency);
-      }
-      this.concurrency = concurrency;
       return this;
     }
 
@@ -319,64 +250,11 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
     }
 
     /**
-     * @param topicCheckTimeout how long start-up waits for the topics to exist
-     * @return this builder
-     */
-    public Builder<T> topicCheckTimeout(Duration topicCheckTimeout) {
-      this.topicCheckTimeout = Durations.requirePositive(topicCheckTimeout, "topicCheckTimeout");
-      return this;
-    }
-
-    /**
-     * @param deadLetterTopic the dead-letter topic of a topic (default {@code <topic>-dlt})
-     * @return this builder
-     */
-    public Builder<T> deadLetterTopic(Function<String, String> deadLetterTopic) {
-      this.deadLetterTopic = Objects.requireNonNull(deadLetterTopic, "deadLetterTopic");
-      return this;
-    }
-
-    /**
-     * @param copy also copy permanent declines to the dead-letter topic (they are acked either way)
-     * @return this builder
-     */
-    public Builder<T> deadLetterDeclines(boolean copy) {
-      this.deadLetterDeclines = copy;
-      return this;
-    }
-
-    /**
-     * @param create whether dead-letter topics that do not exist are created at start (with the
-     *     broker's default partitions and replication); by default a missing one stops the consumer
-     *     at start with a configuration error naming it, instead of stalling at the first dead
-     *     letter
-     * @return this builder
-     */
-    public Builder<T> createDeadLetterTopics(boolean create) {
-      this.createDeadLetterTopics = create;
-      return this;
-    }
-
-    /**
-     * @param install whether a JVM shutdown hook closes the consumer
-     * @return this builder
-     */
-    public Builder<T> shutdownHook(boolean install) {
-      this.shutdownHook = install;
-      return this;
-    }
-
-    /**
      * @return the consumer, not started
      * @throws SigloConfigurationException naming the setting when the combination is invalid
      */
     public SigloKafkaConsumer<T> build() {
-      if (bootstrapServers == null) {
-        throw new SigloConfigurationException("bootstrapServers is required");
-      }
-      if (groupId == null) {
-        throw new SigloConfigurationException("groupId is required");
-      }
+      Map<String, Object> client = connection();
       if (topics.isEmpty() == (pattern == null)) {
         throw new SigloConfigurationException("give either topics or a topicPattern");
       }
@@ -397,9 +275,6 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
                   + " decoding failure becomes a dead letter instead of stopping the consumer");
         }
       }
-      Map<String, Object> client = new HashMap<>(properties);
-      client.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-      client.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
       client.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, false);
       client.putIfAbsent(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
       client.putIfAbsent(ConsumerConfig.CLIENT_ID_CONFIG, "siglo-" + groupId);
@@ -432,14 +307,6 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
               metricsOrNull());
       MessageProcessor processor = processor();
       return new SigloKafkaConsumer<>(settings, processor, shutdownHook);
-    }
-
-    private static String nonBlank(String value, String name) {
-      Objects.requireNonNull(value, name);
-      if (value.isBlank()) {
-        throw new IllegalArgumentException(name + " must not be blank");
-      }
-      return value;
     }
   }
 

@@ -2,23 +2,17 @@ package dev.siglo.kafka;
 
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
-import dev.siglo.consumer.engine.ConsumerBuilder;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.error.SigloConfigurationException;
-import dev.siglo.consumer.support.Durations;
 import dev.siglo.consumer.support.NamedThreads;
 import dev.siglo.kafka.internal.SharePollLoop;
 import dev.siglo.kafka.internal.ShareRuntimeConfig;
 import java.time.Duration;
-import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.function.Function;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
@@ -203,79 +197,16 @@ public final class SigloKafkaShareConsumer<T> implements AutoCloseable {
    *
    * @param <T> the decoded payload type
    */
-  public static final class Builder<T> extends ConsumerBuilder<T, Builder<T>> {
-    private final Map<String, Object> properties = new HashMap<>();
-    private String bootstrapServers;
-    private String groupId;
-    private List<String> topics = List.of();
-    private int concurrency = DEFAULT_CONCURRENCY;
+  public static final class Builder<T> extends KafkaBuilder<T, Builder<T>> {
     private Integer maxInFlight;
-    private Duration topicCheckTimeout = SigloKafkaConsumer.DEFAULT_TOPIC_CHECK_TIMEOUT;
-    private Function<String, String> deadLetterTopic =
-        topic -> topic + SigloKafkaConsumer.DEFAULT_DEAD_LETTER_SUFFIX;
-    private boolean deadLetterDeclines;
-    private boolean createDeadLetterTopics;
     private String autoOffsetReset = DEFAULT_AUTO_OFFSET_RESET;
-    private boolean shutdownHook;
 
     private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
-      super(decoder, handler, SigloKafkaConsumer.defaultKeyExtractor());
+      super(decoder, handler);
     }
 
     @Override
     protected Builder<T> self() {
-      return this;
-    }
-
-    /**
-     * @param bootstrapServers the Kafka bootstrap servers
-     * @return this builder
-     */
-    public Builder<T> bootstrapServers(String bootstrapServers) {
-      this.bootstrapServers = nonBlank(bootstrapServers, "bootstrapServers");
-      return this;
-    }
-
-    /**
-     * @param groupId the share group
-     * @return this builder
-     */
-    public Builder<T> groupId(String groupId) {
-      this.groupId = nonBlank(groupId, "groupId");
-      return this;
-    }
-
-    /**
-     * @param topics the topics to consume
-     * @return this builder
-     */
-    public Builder<T> topics(String... topics) {
-      for (String t : topics) {
-        nonBlank(t, "topic");
-      }
-      this.topics = List.of(topics);
-      return this;
-    }
-
-    /**
-     * @param name a share consumer property (security, timeouts, {@code share.acquire.mode})
-     * @param value its value
-     * @return this builder
-     */
-    public Builder<T> property(String name, Object value) {
-      properties.put(nonBlank(name, "property name"), Objects.requireNonNull(value, name));
-      return this;
-    }
-
-    /**
-     * @param concurrency worker threads: records running at once, independent of partitions
-     * @return this builder
-     */
-    public Builder<T> concurrency(int concurrency) {
-      if (concurrency < 1) {
-        throw new IllegalArgumentException("concurrency must be >= 1, was " + concurrency);
-      }
-      this.concurrency = concurrency;
       return this;
     }
 
@@ -294,45 +225,6 @@ public final class SigloKafkaShareConsumer<T> implements AutoCloseable {
     }
 
     /**
-     * @param topicCheckTimeout how long start waits for the topics to exist
-     * @return this builder
-     */
-    public Builder<T> topicCheckTimeout(Duration topicCheckTimeout) {
-      this.topicCheckTimeout = Durations.requirePositive(topicCheckTimeout, "topicCheckTimeout");
-      return this;
-    }
-
-    /**
-     * @param deadLetterTopic the dead-letter topic of a topic (default {@code <topic>-dlt}); a
-     *     function returning {@code null} means none: the record is rejected, and the broker
-     *     archives it
-     * @return this builder
-     */
-    public Builder<T> deadLetterTopic(Function<String, String> deadLetterTopic) {
-      this.deadLetterTopic = Objects.requireNonNull(deadLetterTopic, "deadLetterTopic");
-      return this;
-    }
-
-    /**
-     * @param copy also copy permanent declines to the dead-letter topic (accepted either way)
-     * @return this builder
-     */
-    public Builder<T> deadLetterDeclines(boolean copy) {
-      this.deadLetterDeclines = copy;
-      return this;
-    }
-
-    /**
-     * @param create whether missing dead-letter topics are created at start (by default a missing
-     *     one stops the consumer at start with a configuration error naming it)
-     * @return this builder
-     */
-    public Builder<T> createDeadLetterTopics(boolean create) {
-      this.createDeadLetterTopics = create;
-      return this;
-    }
-
-    /**
      * @param reset the {@code share.auto.offset.reset} Siglo sets on the share group at start when
      *     the group has none of its own ({@code earliest} by default, so a new group misses no
      *     record published before its first member joined; {@code latest}, {@code by_duration:<ISO
@@ -345,25 +237,11 @@ public final class SigloKafkaShareConsumer<T> implements AutoCloseable {
     }
 
     /**
-     * @param install whether a JVM shutdown hook closes the consumer
-     * @return this builder
-     */
-    public Builder<T> shutdownHook(boolean install) {
-      this.shutdownHook = install;
-      return this;
-    }
-
-    /**
      * @return the consumer, not started
      * @throws SigloConfigurationException naming the setting when the combination is invalid
      */
     public SigloKafkaShareConsumer<T> build() {
-      if (bootstrapServers == null) {
-        throw new SigloConfigurationException("bootstrapServers is required");
-      }
-      if (groupId == null) {
-        throw new SigloConfigurationException("groupId is required");
-      }
+      Map<String, Object> client = connection();
       if (topics.isEmpty()) {
         throw new SigloConfigurationException("topics are required");
       }
@@ -377,9 +255,6 @@ public final class SigloKafkaShareConsumer<T> implements AutoCloseable {
         }
       }
       int inFlight = maxInFlight != null ? maxInFlight : concurrency * DEFAULT_IN_FLIGHT_PER_WORKER;
-      Map<String, Object> client = new HashMap<>(properties);
-      client.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrapServers);
-      client.put(ConsumerConfig.GROUP_ID_CONFIG, groupId);
       client.put("share.acknowledgement.mode", "explicit");
       client.putIfAbsent("share.acquire.mode", "record_limit");
       client.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, inFlight);
@@ -399,14 +274,6 @@ public final class SigloKafkaShareConsumer<T> implements AutoCloseable {
               autoOffsetReset,
               metricsOrNull());
       return new SigloKafkaShareConsumer<>(settings, processor(), shutdownHook);
-    }
-
-    private static String nonBlank(String value, String name) {
-      Objects.requireNonNull(value, name);
-      if (value.isBlank()) {
-        throw new IllegalArgumentException(name + " must not be blank");
-      }
-      return value;
     }
   }
 }

@@ -9,7 +9,6 @@ import java.time.Duration;
 import java.util.Collection;
 import java.util.HashSet;
 import java.util.Set;
-import java.util.TreeSet;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -269,35 +268,13 @@ public final class PollLoop implements Runnable {
       }
       time.sleep(TOPIC_CHECK_PAUSE);
     }
-    requireDeadLetterTopics(existing);
+    AdminTopics.requireDeadLetterTopics(
+        settings.topics(),
+        settings.deadLetterTopic(),
+        settings.createDeadLetterTopics(),
+        existing,
+        topicCreator);
     c.subscribe(settings.topics(), listener);
-  }
-
-  /**
-   * The dead-letter topics of the subscribed topics must exist before the first record runs: a dead
-   * letter headed for a missing topic would otherwise hold its lane (and the commit point) while
-   * the producer retries. Missing ones are created when asked, else they stop the consumer.
-   */
-  private void requireDeadLetterTopics(Set<String> existing) {
-    Set<String> missing = new TreeSet<>();
-    for (String topic : settings.topics()) {
-      String deadLetterTopic = settings.deadLetterTopic().apply(topic);
-      if (deadLetterTopic != null && !existing.contains(deadLetterTopic)) {
-        missing.add(deadLetterTopic);
-      }
-    }
-    if (missing.isEmpty()) {
-      return;
-    }
-    if (!settings.createDeadLetterTopics()) {
-      throw new SigloConfigurationException(
-          "dead-letter topic(s) "
-              + missing
-              + " do not exist: create them, set createDeadLetterTopics(true), or point"
-              + " deadLetterTopic(...) at topics that exist");
-    }
-    topicCreator.accept(missing);
-    log.info("created dead-letter topic(s) {}", missing);
   }
 
   private void loopOnce(Consumer<byte[], byte[]> c) {

@@ -50,7 +50,12 @@ final class ShareGroupSetup {
   static int prepare(ShareRuntimeConfig settings, Time time) throws InterruptedException {
     try (Admin admin = Admin.create(adminProperties(settings.clientProperties()))) {
       Set<String> existing = awaitTopics(admin, settings, time);
-      deadLetterTopics(settings, existing);
+      AdminTopics.requireDeadLetterTopics(
+          settings.topics(),
+          settings.deadLetterTopic(),
+          settings.createDeadLetterTopics(),
+          existing,
+          missing -> AdminTopics.create(settings.clientProperties(), missing));
       return groupConfig(admin, settings);
     }
   }
@@ -98,28 +103,6 @@ final class ShareGroupSetup {
       }
       time.sleep(TOPIC_CHECK_PAUSE);
     }
-  }
-
-  private static void deadLetterTopics(ShareRuntimeConfig s, Set<String> existing) {
-    Set<String> missing = new TreeSet<>();
-    for (String topic : s.topics()) {
-      String dlt = s.deadLetterTopic().apply(topic);
-      if (dlt != null && !existing.contains(dlt)) {
-        missing.add(dlt);
-      }
-    }
-    if (missing.isEmpty()) {
-      return;
-    }
-    if (!s.createDeadLetterTopics()) {
-      throw new SigloConfigurationException(
-          "dead-letter topic(s) "
-              + missing
-              + " do not exist: create them, set createDeadLetterTopics(true), or point"
-              + " deadLetterTopic(...) at topics that exist");
-    }
-    AdminTopics.create(s.clientProperties(), missing);
-    log.info("created dead-letter topic(s) {}", missing);
   }
 
   private static int groupConfig(Admin admin, ShareRuntimeConfig s) throws InterruptedException {

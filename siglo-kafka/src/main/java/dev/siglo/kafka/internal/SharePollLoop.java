@@ -223,11 +223,7 @@ public final class SharePollLoop implements Runnable {
 
   private void loopOnce(ShareConsumer<byte[], byte[]> c) throws InterruptedException {
     long now = time.nanoTime();
-    applyCompletions(c, 0);
-    endBackoffs(c, now);
-    watchGate();
-    dispatch(c);
-    renew(c, now);
+    advance(c, now);
     inFlightGauge.set(held.size());
     boolean returning = held.awaitingReturn();
     boolean fresh = held.isEmpty() && (!gateClosed || now - lastPoll >= livenessNanos);
@@ -242,6 +238,15 @@ public final class SharePollLoop implements Runnable {
     }
     long wait = held.nanosToNextDeadline(now, renewNanos(c));
     applyCompletions(c, Math.min(TimeUnit.NANOSECONDS.toMillis(wait), MAX_WAIT_MILLIS));
+  }
+
+  /** Acknowledges what finished, ends backoffs, starts queued records and renews held ones. */
+  private void advance(ShareConsumer<byte[], byte[]> c, long now) throws InterruptedException {
+    applyCompletions(c, 0);
+    endBackoffs(c, now);
+    watchGate();
+    dispatch(c);
+    renew(c, now);
   }
 
   private void poll(ShareConsumer<byte[], byte[]> c, long millis) {
@@ -455,12 +460,7 @@ public final class SharePollLoop implements Runnable {
     }
     long deadline = time.nanoTime() + closeTimeout.toNanos();
     while (time.nanoTime() - deadline < 0 && (running > 0 || held.count(State.QUEUED) > 0)) {
-      long now = time.nanoTime();
-      applyCompletions(c, 0);
-      endBackoffs(c, now);
-      watchGate();
-      dispatch(c);
-      renew(c, now);
+      advance(c, time.nanoTime());
       if (held.mayPoll() && held.awaitingReturn()) {
         poll(c, RETURN_POLL_MILLIS);
       } else {
