@@ -373,4 +373,61 @@ class SigloKafkaShareConsumerIT {
           .withMessageContaining("dead-letter topic(s) [" + topic + "-dlt] do not exist");
     }
   }
+
+  /** A store that is unreachable while {@code down} is set. */
+  private static final class Unreachable
+      extends dev.siglo.consumer.store.InterceptedIdempotencyStore {
+    final java.util.concurrent.atomic.AtomicBoolean down =
+        new java.util.concurrent.atomic.AtomicBoolean(true);
+
+    Unreachable(IdempotencyStore store) {
+      super(store);
+    }
+
+    @Override
+    protected <R> R intercept(String operation, java.util.function.Supplier<R> call) {
+      if (down.get()) {
+        throw new dev.siglo.consumer.error.IdempotencyStoreUnavailableException(
+            "the store is down (" + operation + ")");
+      }
+      return call.get();
+    }
+  }
+
+  @Test
+  void aStoreOutageSpendsNoneOfTheRecordsBrokerDeliveries() throws Exception {
+    String topic = unique("outage");
+    KAFKA.broker().createTopics(1, topic, topic + "-dlt");
+    kafka.send(topic, 0, null, "during-outage", "waits for the store");
+    kafka.flush();
+    Unreachable store = new Unreachable(InMemoryIdempotencyStore.of());
+    List<Integer> deliveries = new CopyOnWriteArrayList<>();
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (SigloKafkaShareConsumer<String> c =
+        consumer(
+                unique("sg"),
+                topic,
+                (value, ctx) -> {
+                  deliveries.add(ctx.message().deliveryAttempt());
+                  return null;
+                })
+            .store(store)
+            .metrics(registry)
+            .build()) {
+      c.start();
+      await()
+          .atMost(Duration.ofSeconds(30))
+          .until(
+              () -> {
+                var paused = registry.find("siglo.paused").gauge();
+                return paused != null && paused.value() == 1;
+              });
+      // the outage itself: longer than the whole redelivery backoff (1 + 2 + 4 + 8 s)
+      Thread.sleep(20_000);
+      store.down.set(false);
+      await().atMost(Duration.ofSeconds(60)).until(() -> deliveries.size() == 1);
+      assertThat(c.failedAcknowledgements()).isZero();
+    }
+    assertThat(deliveries).as("broker deliveries the handler saw").containsExactly(1);
+  }
 }
