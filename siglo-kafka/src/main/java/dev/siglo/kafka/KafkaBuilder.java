@@ -1,5 +1,6 @@
 package dev.siglo.kafka;
 
+import dev.siglo.consumer.AsyncMessageHandler;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.engine.ConsumerBuilder;
@@ -35,6 +36,10 @@ public abstract class KafkaBuilder<T, B extends KafkaBuilder<T, B>> extends Cons
   boolean shutdownHook;
 
   KafkaBuilder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
+    super(decoder, handler, SigloKafkaConsumer.defaultKeyExtractor());
+  }
+
+  KafkaBuilder(PayloadDecoder<T> decoder, AsyncMessageHandler<? super T> handler) {
     super(decoder, handler, SigloKafkaConsumer.defaultKeyExtractor());
   }
 

@@ -1,5 +1,6 @@
 package dev.siglo.kafka;
 
+import dev.siglo.consumer.AsyncMessageHandler;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.engine.MessageProcessor;
@@ -8,7 +9,6 @@ import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
 import dev.siglo.consumer.key.KeyExtractors;
 import dev.siglo.consumer.support.Durations;
-import dev.siglo.consumer.support.NamedThreads;
 import dev.siglo.kafka.internal.KafkaRuntimeConfig;
 import dev.siglo.kafka.internal.PollLoop;
 import java.time.Duration;
@@ -17,7 +17,6 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.regex.Pattern;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 
@@ -102,6 +101,21 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
   }
 
   /**
+   * A builder for an asynchronous handler: each message's claim is held until its stage completes
+   * (up to {@code asyncTimeout}), and the next message of its lane starts only then (see {@link
+   * AsyncMessageHandler}).
+   *
+   * @param decoder decodes record values for the handler
+   * @param handler the asynchronous handler
+   * @param <T> the decoded payload type
+   * @return a builder
+   */
+  public static <T> Builder<T> asyncBuilder(
+      PayloadDecoder<T> decoder, AsyncMessageHandler<? super T> handler) {
+    return new Builder<>(decoder, handler);
+  }
+
+  /**
    * Starts polling on a new thread.
    *
    * @return a future completing when the consumer stops (exceptionally on a fatal error)
@@ -112,9 +126,9 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
       throw new IllegalStateException("the consumer was already started");
     }
     ExecutorService workers =
-        Executors.newFixedThreadPool(
-            settings.concurrency(),
-            NamedThreads.daemon("siglo-kafka-worker-" + settings.groupId(), true));
+        settings
+            .workerThreads()
+            .executor("siglo-kafka-worker-" + settings.groupId(), settings.concurrency());
     loop = new PollLoop(settings, processor, workers, termination);
     pollThread = new Thread(loop, "siglo-kafka-poll-" + settings.groupId());
     pollThread.start();
@@ -190,6 +204,10 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
     private Duration rebalanceTimeout = DEFAULT_REBALANCE_TIMEOUT;
 
     private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
+      super(decoder, handler);
+    }
+
+    private Builder(PayloadDecoder<T> decoder, AsyncMessageHandler<? super T> handler) {
       super(decoder, handler);
     }
 
@@ -304,7 +322,8 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
               deadLetterDeclines,
               createDeadLetterTopics,
               DEAD_LETTER_TIMEOUT,
-              metricsOrNull());
+              metricsOrNull(),
+              workerThreads());
       MessageProcessor processor = processor();
       return new SigloKafkaConsumer<>(settings, processor, shutdownHook);
     }

@@ -1,10 +1,10 @@
 package dev.siglo.kafka;
 
+import dev.siglo.consumer.AsyncMessageHandler;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.error.SigloConfigurationException;
-import dev.siglo.consumer.support.NamedThreads;
 import dev.siglo.kafka.internal.SharePollLoop;
 import dev.siglo.kafka.internal.ShareRuntimeConfig;
 import java.time.Duration;
@@ -12,7 +12,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 
 /**
@@ -94,6 +93,21 @@ public final class SigloKafkaShareConsumer<T> implements AutoCloseable {
   }
 
   /**
+   * A builder for an asynchronous handler: each message's claim is held until its stage completes
+   * (up to {@code asyncTimeout}), and the next message of its lane starts only then (see {@link
+   * AsyncMessageHandler}).
+   *
+   * @param decoder decodes record values for the handler
+   * @param handler the asynchronous handler
+   * @param <T> the decoded payload type
+   * @return a builder
+   */
+  public static <T> Builder<T> asyncBuilder(
+      PayloadDecoder<T> decoder, AsyncMessageHandler<? super T> handler) {
+    return new Builder<>(decoder, handler);
+  }
+
+  /**
    * Starts polling on a new thread.
    *
    * @return a future completing when the consumer stops (exceptionally on a fatal error)
@@ -104,9 +118,9 @@ public final class SigloKafkaShareConsumer<T> implements AutoCloseable {
       throw new IllegalStateException("the consumer was already started");
     }
     ExecutorService workers =
-        Executors.newFixedThreadPool(
-            settings.concurrency(),
-            NamedThreads.daemon("siglo-kafka-share-worker-" + settings.groupId(), true));
+        settings
+            .workerThreads()
+            .executor("siglo-kafka-share-worker-" + settings.groupId(), settings.concurrency());
     loop = new SharePollLoop(settings, processor, workers, termination);
     pollThread = new Thread(loop, "siglo-kafka-share-poll-" + settings.groupId());
     pollThread.start();
@@ -205,6 +219,10 @@ public final class SigloKafkaShareConsumer<T> implements AutoCloseable {
       super(decoder, handler);
     }
 
+    private Builder(PayloadDecoder<T> decoder, AsyncMessageHandler<? super T> handler) {
+      super(decoder, handler);
+    }
+
     @Override
     protected Builder<T> self() {
       return this;
@@ -272,7 +290,8 @@ public final class SigloKafkaShareConsumer<T> implements AutoCloseable {
               createDeadLetterTopics,
               SigloKafkaConsumer.DEAD_LETTER_TIMEOUT,
               autoOffsetReset,
-              metricsOrNull());
+              metricsOrNull(),
+              workerThreads());
       return new SigloKafkaShareConsumer<>(settings, processor(), shutdownHook);
     }
   }

@@ -1,5 +1,6 @@
 package dev.siglo.sqs;
 
+import dev.siglo.consumer.AsyncMessageHandler;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.engine.ConsumerBuilder;
@@ -83,6 +84,21 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
    */
   public static <T> Builder<T> builder(
       PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
+    return new Builder<>(decoder, handler);
+  }
+
+  /**
+   * A builder for an asynchronous handler: each message's claim is held until its stage completes
+   * (up to {@code asyncTimeout}), and the next message of its lane starts only then (see {@link
+   * AsyncMessageHandler}).
+   *
+   * @param decoder decodes message bodies for the handler
+   * @param handler the asynchronous handler
+   * @param <T> the decoded payload type
+   * @return a builder
+   */
+  public static <T> Builder<T> asyncBuilder(
+      PayloadDecoder<T> decoder, AsyncMessageHandler<? super T> handler) {
     return new Builder<>(decoder, handler);
   }
 
@@ -215,6 +231,10 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
     private boolean deadLetterDeclines;
 
     private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
+      super(decoder, Objects.requireNonNull(handler, "handler"), defaultKeyExtractor());
+    }
+
+    private Builder(PayloadDecoder<T> decoder, AsyncMessageHandler<? super T> handler) {
       super(decoder, Objects.requireNonNull(handler, "handler"), defaultKeyExtractor());
     }
 
@@ -358,7 +378,8 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
               deleteInterval,
               deadLetterQueueUrl,
               deadLetterDeclines,
-              metricsOrNull());
+              metricsOrNull(),
+              workerThreads());
       return new SigloSqsConsumer<>(client, config, processor());
     }
   }

@@ -1,11 +1,13 @@
 package dev.siglo.consumer.engine;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.siglo.consumer.AsyncMessageHandler;
 import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.MessageHook;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.RetryConfig;
+import dev.siglo.consumer.WorkerThreads;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.event.SigloEventListener;
 import dev.siglo.consumer.key.FingerprintFunction;
@@ -32,6 +34,7 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
   private SigloMetrics metrics;
   private IdempotencyStore prepared;
   private RetryConfig retry = RetryConfig.defaults();
+  private WorkerThreads workerThreads = WorkerThreads.platform();
 
   /**
    * @param decoder decodes payloads for the handler
@@ -43,6 +46,55 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
       MessageHandler<? super T> handler,
       IdempotencyKeyExtractor<? super T> defaultExtractor) {
     this.engine = MessageProcessorConfig.builder(decoder, handler).keyExtractor(defaultExtractor);
+  }
+
+  /**
+   * A builder for an asynchronous handler: the claim is held until its stage completes (see {@link
+   * AsyncMessageHandler}, {@link #asyncTimeout}).
+   *
+   * @param decoder decodes payloads for the handler
+   * @param handler the asynchronous handler
+   * @param defaultExtractor where the key lives unless {@link #keyExtractor} says otherwise
+   */
+  protected ConsumerBuilder(
+      PayloadDecoder<T> decoder,
+      AsyncMessageHandler<? super T> handler,
+      IdempotencyKeyExtractor<? super T> defaultExtractor) {
+    this.engine =
+        MessageProcessorConfig.asyncBuilder(decoder, handler).keyExtractor(defaultExtractor);
+  }
+
+  /**
+   * How long an asynchronous handler's stage may take (default {@link
+   * MessageProcessorConfig#DEFAULT_ASYNC_TIMEOUT}); past it the stage is cancelled and the message
+   * fails transiently (released and retried). Ignored for a synchronous handler.
+   *
+   * @param timeout positive
+   * @return this builder
+   */
+  public B asyncTimeout(java.time.Duration timeout) {
+    engine.asyncTimeout(timeout);
+    return self();
+  }
+
+  /**
+   * The threads handlers run on (default {@link WorkerThreads#platform()}); at most the consumer's
+   * concurrency run at once whichever is chosen. With {@link WorkerThreads#virtualThreads()} (JDK
+   * 21+) a concurrency of thousands is cheap for handlers that block on I/O.
+   *
+   * @param threads platform, virtual or per-task threads
+   * @return this builder
+   */
+  public B workerThreads(WorkerThreads threads) {
+    this.workerThreads = Objects.requireNonNull(threads, "workerThreads");
+    return self();
+  }
+
+  /**
+   * @return the worker threads the runtime creates its executor with
+   */
+  protected final WorkerThreads workerThreads() {
+    return workerThreads;
   }
 
   /**

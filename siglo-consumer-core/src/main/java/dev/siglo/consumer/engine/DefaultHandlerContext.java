@@ -14,7 +14,11 @@ import dev.siglo.consumer.store.Outcome;
 import java.util.List;
 import java.util.Optional;
 
-/** The context of one handler call; runs its steps through the invoker. Confined to one thread. */
+/**
+ * The context of one handler call; runs its steps through the invoker. Used by one thread at a time
+ * (an asynchronous handler's stage may use it from another thread than the worker's); closed when
+ * the handler's call (and its stage) finished, after which a step fails.
+ */
 final class DefaultHandlerContext implements HandlerContext, StepContext {
   private final Message message;
   private final String key;
@@ -25,6 +29,7 @@ final class DefaultHandlerContext implements HandlerContext, StepContext {
   private final ErrorClassifier classifier;
   private final ResultJson codec;
   private final Tracing tracing;
+  private volatile boolean closed;
 
   DefaultHandlerContext(
       Message message,
@@ -67,8 +72,22 @@ final class DefaultHandlerContext implements HandlerContext, StepContext {
     return attempt;
   }
 
+  /** The handler finished: its claim is no longer held for its steps. */
+  void close() {
+    closed = true;
+  }
+
   @Override
   public <I, R> R run(Step<I, R> step, I input) throws Exception {
+    if (closed) {
+      throw new IllegalStateException(
+          "step '"
+              + step.name()
+              + "' of "
+              + message
+              + " ran after its handler finished (an asynchronous handler's stage had completed"
+              + " or timed out): run steps before the stage completes");
+    }
     Tracing.Span span = tracing.step(step.name());
     try {
       return runUntraced(step, input);

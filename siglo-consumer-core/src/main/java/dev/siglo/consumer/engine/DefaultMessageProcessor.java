@@ -437,6 +437,7 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
       span.fail(e);
       throw e;
     } finally {
+      context.close();
       span.close();
       mdc.close();
     }

@@ -1,6 +1,7 @@
 package dev.siglo.consumer.engine;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.siglo.consumer.AsyncMessageHandler;
 import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.MessageHook;
@@ -16,7 +17,9 @@ import dev.siglo.consumer.key.KeyExtractors;
 import dev.siglo.consumer.key.MissingKeyPolicy;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.InMemoryIdempotencyStore;
+import dev.siglo.consumer.support.Durations;
 import dev.siglo.consumer.support.Time;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -39,6 +42,9 @@ public final class MessageProcessorConfig<T> {
   /** The header (Kafka) or message attribute (SQS) read for the key by default. */
   public static final String DEFAULT_KEY_HEADER = "idempotency-key";
 
+  /** How long an {@link AsyncMessageHandler}'s stage may take before it fails transiently. */
+  public static final Duration DEFAULT_ASYNC_TIMEOUT = Duration.ofMinutes(1);
+
   private final PayloadDecoder<T> decoder;
   private final MessageHandler<? super T> handler;
   private final IdempotencyStore store;
@@ -58,7 +64,10 @@ public final class MessageProcessorConfig<T> {
 
   private MessageProcessorConfig(Builder<T> b) {
     this.decoder = b.decoder;
-    this.handler = b.handler;
+    this.handler =
+        b.asyncHandler != null
+            ? new AwaitedStage<>(b.asyncHandler, b.asyncTimeout, b.time)
+            : b.handler;
     this.store = b.store != null ? b.store : InMemoryIdempotencyStore.of();
     this.keys = b.keys;
     this.keyExtractor = b.keyExtractor;
@@ -90,7 +99,21 @@ public final class MessageProcessorConfig<T> {
    */
   public static <T> Builder<T> builder(
       PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
-    return new Builder<>(decoder, handler);
+    return new Builder<>(decoder, Objects.requireNonNull(handler, "handler"), null);
+  }
+
+  /**
+   * A configuration for an {@link AsyncMessageHandler}: the worker waits for each stage, up to
+   * {@link Builder#asyncTimeout}, and the stage's outcome is the handler's.
+   *
+   * @param decoder decodes payloads for the handler
+   * @param handler the asynchronous handler
+   * @param <T> the decoded payload type
+   * @return a builder with the defaults
+   */
+  public static <T> Builder<T> asyncBuilder(
+      PayloadDecoder<T> decoder, AsyncMessageHandler<? super T> handler) {
+    return new Builder<>(decoder, null, Objects.requireNonNull(handler, "handler"));
   }
 
   /**
@@ -101,7 +124,7 @@ public final class MessageProcessorConfig<T> {
   }
 
   /**
-   * @return the handler
+   * @return the handler (an asynchronous one as the worker runs it: waiting for its stage)
    */
   public MessageHandler<? super T> handler() {
     return handler;
@@ -204,6 +227,8 @@ public final class MessageProcessorConfig<T> {
   public static final class Builder<T> {
     private final PayloadDecoder<T> decoder;
     private final MessageHandler<? super T> handler;
+    private final AsyncMessageHandler<? super T> asyncHandler;
+    private Duration asyncTimeout = DEFAULT_ASYNC_TIMEOUT;
     private IdempotencyStore store;
     private IdempotencyKeys keys = IdempotencyKeys.defaults();
     private IdempotencyKeyExtractor<? super T> keyExtractor =
@@ -221,9 +246,26 @@ public final class MessageProcessorConfig<T> {
     private final List<PauseCondition> pauseConditions = new ArrayList<>();
     private Time time = Time.SYSTEM;
 
-    private Builder(PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
+    private Builder(
+        PayloadDecoder<T> decoder,
+        MessageHandler<? super T> handler,
+        AsyncMessageHandler<? super T> asyncHandler) {
       this.decoder = Objects.requireNonNull(decoder, "decoder");
-      this.handler = Objects.requireNonNull(handler, "handler");
+      this.handler = handler;
+      this.asyncHandler = asyncHandler;
+    }
+
+    /**
+     * How long an asynchronous handler's stage may take (default {@link #DEFAULT_ASYNC_TIMEOUT});
+     * past it the stage is cancelled and the message fails transiently. Ignored for a synchronous
+     * handler.
+     *
+     * @param timeout positive
+     * @return this builder
+     */
+    public Builder<T> asyncTimeout(Duration timeout) {
+      this.asyncTimeout = Durations.requirePositive(timeout, "asyncTimeout");
+      return this;
     }
 
     /**

@@ -26,6 +26,7 @@ import java.util.regex.Pattern;
  *     missing one is a configuration error)
  * @param deadLetterTimeout how long a dead-letter publish may take
  * @param metrics where in-flight and lag gauges go, or null
+ * @param workerThreads the threads the workers run on
  */
 public record KafkaRuntimeConfig(
     Map<String, Object> clientProperties,
@@ -42,4 +43,5 @@ public record KafkaRuntimeConfig(
     boolean deadLetterDeclines,
     boolean createDeadLetterTopics,
     Duration deadLetterTimeout,
-    dev.siglo.consumer.metrics.SigloMetrics metrics) {}
+    dev.siglo.consumer.metrics.SigloMetrics metrics,
+    dev.siglo.consumer.WorkerThreads workerThreads) {}

@@ -25,6 +25,7 @@ import java.util.function.Function;
  * @param autoOffsetReset the {@code share.auto.offset.reset} Siglo sets on a group that has none of
  *     its own, or {@code null} to leave the group's
  * @param metrics where gauges and counters go, or null
+ * @param workerThreads the threads the workers run on
  */
 public record ShareRuntimeConfig(
     Map<String, Object> clientProperties,
@@ -38,4 +39,5 @@ public record ShareRuntimeConfig(
     boolean createDeadLetterTopics,
     Duration deadLetterTimeout,
     String autoOffsetReset,
-    SigloMetrics metrics) {}
+    SigloMetrics metrics,
+    dev.siglo.consumer.WorkerThreads workerThreads) {}

@@ -102,7 +102,8 @@ class PollLoopTest {
         false,
         createDeadLetterTopics,
         Duration.ofSeconds(30),
-        null);
+        null,
+        dev.siglo.consumer.WorkerThreads.platform());
   }
 
   private void start(KafkaRuntimeConfig settings) {

@@ -4,7 +4,6 @@ import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.engine.Disposition;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.error.SigloConfigurationException;
-import dev.siglo.consumer.support.NamedThreads;
 import dev.siglo.consumer.support.Time;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -14,7 +13,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -93,8 +91,7 @@ public final class SqsRuntime {
     this.termination = termination;
     this.permits = new Semaphore(settings.maxInFlight());
     this.workers =
-        Executors.newFixedThreadPool(
-            settings.concurrency(), NamedThreads.daemon("siglo-sqs-worker-" + queueName, true));
+        settings.workerThreads().executor("siglo-sqs-worker-" + queueName, settings.concurrency());
     this.actions = new QueueActions(sqs, settings);
     this.heartbeat = new Heartbeat(actions::changeVisibility, settings, time);
     if (settings.metrics() != null) {

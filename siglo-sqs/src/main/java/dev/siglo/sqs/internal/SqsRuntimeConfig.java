@@ -20,6 +20,7 @@ import java.time.Duration;
  *     queue's redrive policy
  * @param deadLetterDeclines whether permanent declines are also copied to that queue
  * @param metrics where the in-flight gauge goes, or null
+ * @param workerThreads the threads the workers run on
  */
 public record SqsRuntimeConfig(
     String queueUrl,
@@ -33,7 +34,8 @@ public record SqsRuntimeConfig(
     Duration deleteInterval,
     String deadLetterQueueUrl,
     boolean deadLetterDeclines,
-    dev.siglo.consumer.metrics.SigloMetrics metrics) {
+    dev.siglo.consumer.metrics.SigloMetrics metrics,
+    dev.siglo.consumer.WorkerThreads workerThreads) {
 
   /**
    * This configuration completed with what the queue says at start.
@@ -55,6 +57,7 @@ public record SqsRuntimeConfig(
         deleteInterval,
         deadLetterQueueUrl,
         deadLetterDeclines,
-        metrics);
+        metrics,
+        workerThreads);
   }
 }

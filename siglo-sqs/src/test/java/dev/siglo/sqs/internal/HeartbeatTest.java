@@ -44,7 +44,8 @@ class HeartbeatTest {
           Duration.ofMillis(100),
           null,
           false,
-          null);
+          null,
+          dev.siglo.consumer.WorkerThreads.platform());
   private final Heartbeat heartbeat =
       new Heartbeat(
           (m, visibility) -> extensions.add(m.messageId() + "/" + visibility), settings, time);

@@ -31,7 +31,8 @@ class QueueActionsTest {
         Duration.ofSeconds(30), // no partial batch within the test
         null,
         false,
-        null);
+        null,
+        dev.siglo.consumer.WorkerThreads.platform());
   }
 
   /** Deletes answer once {@code together} of them are in flight at once (or after 10 s). */
