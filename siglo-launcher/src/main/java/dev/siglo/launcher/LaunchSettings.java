@@ -4,6 +4,7 @@ import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.RetryConfig;
+import dev.siglo.consumer.WorkerThreads;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.engine.ConsumerBuilder;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
@@ -28,6 +29,7 @@ record LaunchSettings<T>(
     IdempotencyKeys keys,
     IdempotencyConfig idempotency,
     int concurrency,
+    WorkerThreads workerThreads,
     IdempotencyKeyExtractor<Object> extractor,
     String tracing,
     StartupChecks checks) {
@@ -85,7 +87,7 @@ record LaunchSettings<T>(
                   + orDash(config.get(LauncherKey.KEY_NAMESPACE))
                   + ", version "
                   + orDash(config.get(LauncherKey.KEY_VERSION)))
-          .add("concurrency", String.valueOf(concurrency))
+          .add("concurrency", concurrency + " on " + workerThreads + " threads")
           .add(
               "retries",
               retry.maxAttempts()
@@ -131,7 +133,8 @@ record LaunchSettings<T>(
         .classifier(classifier)
         .retry(retry)
         .keys(keys)
-        .idempotency(idempotency);
+        .idempotency(idempotency)
+        .workerThreads(workerThreads);
     if (started.prometheus != null) {
       builder.metrics(started.prometheus.registry());
     }

@@ -203,7 +203,14 @@ public enum LauncherKey {
   CONCURRENCY(
       "siglo.concurrency",
       String.valueOf(SigloKafkaConsumer.DEFAULT_CONCURRENCY),
-      "worker threads"),
+      "handlers running at once"),
+  /** Worker threads. */
+  WORKER_THREADS(
+      "siglo.worker-threads",
+      "platform",
+      "`platform`: a fixed pool of `siglo.concurrency` threads; `virtual`: a virtual thread per"
+          + " running handler, at most `siglo.concurrency` at once (JDK 21+; refused at start on an"
+          + " older JVM)"),
   /** Tracing. */
   TRACING(
       "siglo.tracing",

@@ -5,6 +5,7 @@ import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.RetryConfig;
+import dev.siglo.consumer.WorkerThreads;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
@@ -179,6 +180,15 @@ public final class SigloLauncher {
       throw config.error("siglo.idempotency", e.getMessage());
     }
     int concurrency = config.positiveInt(LauncherKey.CONCURRENCY);
+    WorkerThreads workerThreads;
+    try {
+      workerThreads =
+          config.oneOf(LauncherKey.WORKER_THREADS, "platform", "virtual").equals("virtual")
+              ? WorkerThreads.virtualThreads()
+              : WorkerThreads.platform();
+    } catch (SigloConfigurationException e) {
+      throw config.error(config.name(LauncherKey.WORKER_THREADS), e.getMessage());
+    }
     return new LaunchSettings<>(
         decoder,
         handler,
@@ -187,6 +197,7 @@ public final class SigloLauncher {
         keys,
         idempotency,
         concurrency,
+        workerThreads,
         keyExtractor(config),
         config.oneOf(LauncherKey.TRACING, "off", "parent", "link"),
         new StartupChecks(config));

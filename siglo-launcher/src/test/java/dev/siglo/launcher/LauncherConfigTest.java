@@ -67,6 +67,9 @@ class LauncherConfigTest {
     assertThatThrownBy(
             () -> SigloLauncher.start(config(VALID + "siglo.concurrency=-3\n", Map.of())))
         .hasMessageContaining("siglo.concurrency: '-3' must be at least 1");
+    assertThatThrownBy(
+            () -> SigloLauncher.start(config(VALID + "siglo.worker-threads=green\n", Map.of())))
+        .hasMessageContaining("siglo.worker-threads: 'green' must be one of platform, virtual");
     assertThatThrownBy(() -> SigloLauncher.start(config(VALID + "siglo.store=mongo\n", Map.of())))
         .hasMessageContaining("siglo.store: 'mongo' must be one of memory, redis, postgres");
     String postgres =
@@ -221,5 +224,15 @@ class LauncherConfigTest {
         config(VALID + "siglo.store.redis.password=${file:/no/such/file}\n", Map.of());
     assertThatThrownBy(() -> noFile.get(LauncherKey.STORE_REDIS_PASSWORD))
         .hasMessageContaining("siglo.store.redis.password: cannot read /no/such/file");
+  }
+
+  @Test
+  void virtualWorkerThreadsAreRefusedAtStartNamingTheSettingBeforeJdk21() {
+    org.junit.jupiter.api.Assumptions.assumeFalse(
+        dev.siglo.consumer.WorkerThreads.virtualThreadsAvailable(), "this JVM has virtual threads");
+
+    assertThatThrownBy(
+            () -> SigloLauncher.start(config(VALID + "siglo.worker-threads=virtual\n", Map.of())))
+        .hasMessageContaining("siglo.worker-threads: virtual worker threads need JDK 21 or later");
   }
 }
