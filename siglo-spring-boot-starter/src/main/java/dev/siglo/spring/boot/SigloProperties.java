@@ -396,6 +396,14 @@ public class SigloProperties {
     SQS
   }
 
+  /** The threads a consumer's handlers run on. */
+  public enum WorkerThreadKind {
+    /** A fixed pool of {@code concurrency} platform threads. */
+    PLATFORM,
+    /** A virtual thread per running handler, at most {@code concurrency} at once (JDK 21+). */
+    VIRTUAL
+  }
+
   /** How a consumer's messages are traced, when the application has an OpenTelemetry bean. */
   public enum Tracing {
     /** No spans. */
@@ -435,6 +443,12 @@ public class SigloProperties {
 
     /** Handlers running at once. */
     private int concurrency = 16;
+
+    /**
+     * The threads handlers run on: PLATFORM (a fixed pool) or VIRTUAL (a virtual thread per running
+     * handler, JDK 21+; refused at start on an older JVM).
+     */
+    private WorkerThreadKind workerThreads = WorkerThreadKind.PLATFORM;
 
     /** Kafka ordering: KEY, PARTITION or UNORDERED. */
     private String ordering = "KEY";
@@ -580,6 +594,20 @@ public class SigloProperties {
      */
     public void setConcurrency(int concurrency) {
       this.concurrency = concurrency;
+    }
+
+    /**
+     * @return the worker threads
+     */
+    public WorkerThreadKind getWorkerThreads() {
+      return workerThreads;
+    }
+
+    /**
+     * @param workerThreads the worker threads
+     */
+    public void setWorkerThreads(WorkerThreadKind workerThreads) {
+      this.workerThreads = workerThreads;
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.RetryConfig;
+import dev.siglo.consumer.WorkerThreads;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.engine.ConsumerBuilder;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
@@ -29,6 +30,7 @@ import java.util.List;
  * @param idempotency the idempotency settings
  * @param keys the stored keys' namespace and version
  * @param extractor the key extractor, or null for the broker's default
+ * @param workerThreads the threads handlers run on
  * @param meterRegistry Boot's {@code MeterRegistry}, or null (typed Object: Micrometer is optional)
  * @param openTelemetry the application's {@code OpenTelemetry}, or null (optional too)
  * @param customizers the application's customizers, in order
@@ -46,6 +48,7 @@ record ConsumerSettings<T>(
     IdempotencyConfig idempotency,
     IdempotencyKeys keys,
     IdempotencyKeyExtractor<Object> extractor,
+    WorkerThreads workerThreads,
     Object meterRegistry,
     Object openTelemetry,
     List<SigloConsumerCustomizer> customizers) {
@@ -66,6 +69,7 @@ record ConsumerSettings<T>(
         .retry(retry)
         .keys(keys)
         .idempotency(idempotency)
+        .workerThreads(workerThreads)
         .listener(pauses);
     if (extractor != null) {
       builder.keyExtractor(extractor);

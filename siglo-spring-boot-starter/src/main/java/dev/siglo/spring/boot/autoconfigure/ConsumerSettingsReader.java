@@ -5,6 +5,7 @@ import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.RetryConfig;
+import dev.siglo.consumer.WorkerThreads;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
@@ -64,6 +65,15 @@ final class ConsumerSettingsReader {
       throw new SigloPropertyException(
           prefix + "concurrency", "must be at least 1, was " + p.getConcurrency());
     }
+    WorkerThreads workerThreads;
+    try {
+      workerThreads =
+          p.getWorkerThreads() == SigloProperties.WorkerThreadKind.VIRTUAL
+              ? WorkerThreads.virtualThreads()
+              : WorkerThreads.platform();
+    } catch (SigloConfigurationException e) {
+      throw new SigloPropertyException(prefix + "worker-threads", e.getMessage());
+    }
     return new ConsumerSettings<>(
         name,
         p,
@@ -76,6 +86,7 @@ final class ConsumerSettingsReader {
         idempotency(prefix, p.getIdempotency()),
         keys(prefix, p),
         extractor(prefix, p),
+        workerThreads,
         meterRegistry,
         openTelemetry,
         customizers);

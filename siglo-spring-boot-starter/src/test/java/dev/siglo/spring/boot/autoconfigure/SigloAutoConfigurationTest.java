@@ -374,6 +374,17 @@ class SigloAutoConfigurationTest {
   }
 
   @Test
+  void virtualWorkerThreadsFailTheStartUpNamingThePropertyBeforeJdk21() {
+    org.junit.jupiter.api.Assumptions.assumeFalse(
+        dev.siglo.consumer.WorkerThreads.virtualThreadsAvailable(), "this JVM has virtual threads");
+    String p = "siglo.consumers.payments.";
+    invalid(
+        p + "worker-threads=virtual",
+        p + "worker-threads",
+        "virtual worker threads need JDK 21 or later");
+  }
+
+  @Test
   void aConsumerWithNeitherTopicsNorQueueSaysWhatToSet() {
     runner
         .withBean("payments", TestHandlers.CountingPayments.class)
