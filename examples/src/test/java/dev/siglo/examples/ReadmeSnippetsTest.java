@@ -38,6 +38,9 @@ class ReadmeSnippetsTest {
             "transactional-step",
             "kafka-consumer",
             "kafka-share-consumer",
+            "async-handler",
+            "async-consumer",
+            "virtual-threads",
             "boot-application");
     for (Map.Entry<String, String> region : regions.entrySet()) {
       assertThat(readme)

@@ -7,7 +7,8 @@ import java.util.Set;
 
 /**
  * The command line: {@code --size=tiny|default|full}, {@code
- * --only=kafka,slow,share,sqs,storm,micro}, {@code --out=docs/BENCHMARKS.md} (no file without it).
+ * --only=kafka,slow,shapes,share,sqs,storm,micro}, {@code --out=docs/BENCHMARKS.md} (no file
+ * without it).
  *
  * @param sizeName the size's name
  * @param size the size
@@ -15,7 +16,8 @@ import java.util.Set;
  * @param out where to write the Markdown table, or null
  */
 record BenchOptions(String sizeName, Size size, Set<String> scenarios, Path out) {
-  static final List<String> ALL = List.of("kafka", "slow", "share", "sqs", "storm", "micro");
+  static final List<String> ALL =
+      List.of("kafka", "slow", "shapes", "share", "sqs", "storm", "micro");
 
   static BenchOptions parse(String... args) {
     String size = "default";

@@ -43,6 +43,36 @@ final class SigloKafkaRun {
       Ledger ledger,
       SigloEventListener extra)
       throws InterruptedException {
+    return run(
+        kafka,
+        topic,
+        group,
+        SigloKafkaConsumer.builder(decoder, handler),
+        store,
+        keys,
+        concurrency,
+        ledger,
+        extra);
+  }
+
+  /**
+   * Runs a consumer from a builder that has its handler (and, say, its worker threads), as {@link
+   * #run(KafkaBroker, String, String, PayloadDecoder, IdempotencyStore, IdempotencyKeyExtractor,
+   * int, MessageHandler, Ledger, SigloEventListener)} does.
+   *
+   * @return the run's ledger, its window ended by the commit covering the last record
+   */
+  static Ledger run(
+      KafkaBroker kafka,
+      String topic,
+      String group,
+      SigloKafkaConsumer.Builder<byte[]> b,
+      IdempotencyStore store,
+      IdempotencyKeyExtractor<Object> keys,
+      int concurrency,
+      Ledger ledger,
+      SigloEventListener extra)
+      throws InterruptedException {
     try {
       SigloEventListener progress =
           e -> {
@@ -53,14 +83,12 @@ final class SigloKafkaRun {
               extra.onEvent(e);
             }
           };
-      SigloKafkaConsumer.Builder<byte[]> b =
-          SigloKafkaConsumer.builder(decoder, handler)
-              .bootstrapServers(kafka.bootstrapServers())
-              .groupId(group)
-              .topics(topic)
-              .concurrency(concurrency)
-              .ordering(Ordering.KEY)
-              .listener(progress);
+      b.bootstrapServers(kafka.bootstrapServers())
+          .groupId(group)
+          .topics(topic)
+          .concurrency(concurrency)
+          .ordering(Ordering.KEY)
+          .listener(progress);
       if (store == null) {
         b.keyExtractor((message, value) -> Optional.empty())
             .missingKeyPolicy(MissingKeyPolicy.PROCESS_WITHOUT_IDEMPOTENCY);

@@ -91,7 +91,7 @@ final class SlowHandlers extends Scenario {
         target);
   }
 
-  private static String produce(KafkaBroker kafka, String topic, int n, int keys) {
+  static String produce(KafkaBroker kafka, String topic, int n, int keys) {
     kafka.createTopics(1, topic, topic + "-dlt");
     KafkaData.produce(
         kafka.bootstrapServers(),
