@@ -11,14 +11,15 @@ import java.util.concurrent.CompletionStage;
  * decline, a transient one releases the claim and is retried.
  *
  * <p><b>Order.</b> The next message of the same lane (a Kafka partition, or a key with {@code KEY}
- * ordering; an SQS FIFO group) starts only after this stage completed, however the stages of
- * different lanes complete.
+ * ordering; an SQS FIFO group; a share group promises no order) starts only after this stage
+ * completed, however the stages of different lanes complete.
  *
  * <p><b>Timeout.</b> A stage that has not completed within the consumer's {@code asyncTimeout}
  * (default one minute, counted from the call) counts as a transient failure: the claim is released
  * and the message is retried. Siglo cancels the stage ({@link
  * java.util.concurrent.CompletableFuture#cancel}), which stops nothing the stage's own code
- * started: make the work behind it bounded.
+ * started: make the work behind it bounded, since the lane's next message (or this one's retry)
+ * may start while it still runs.
  *
  * <p><b>Steps.</b> {@link HandlerContext#run} blocks its calling thread and may be called from any
  * thread, the stage's continuations included (one step at a time per message), but only until the

@@ -198,4 +198,58 @@ class AsyncHandlerKafkaIT {
     assertThat(finished.get("fast"))
         .containsExactlyElementsOf(java.util.stream.IntStream.range(0, 20).boxed().toList());
   }
+
+  @Test
+  void twoShareConsumersWithAsyncHandlersRunEachKeyOnce() throws Exception {
+    String topic = unique("async-share");
+    String group = unique("sg");
+    KAFKA.broker().createTopics(1, topic, topic + "-dlt");
+    int keys = 100;
+    for (int copy = 0; copy < 3; copy++) {
+      for (int k = 0; k < keys; k++) {
+        kafka.send(topic, 0, null, "order-" + k, "{}");
+      }
+    }
+    kafka.flush();
+    dev.siglo.consumer.store.IdempotencyStore store =
+        dev.siglo.consumer.store.InMemoryIdempotencyStore.of();
+    Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+    AtomicInteger settled = new AtomicInteger();
+    List<SigloKafkaShareConsumer<String>> consumers = new CopyOnWriteArrayList<>();
+    try {
+      for (int i = 0; i < 2; i++) {
+        SigloKafkaShareConsumer<String> c =
+            SigloKafkaShareConsumer.asyncBuilder(
+                    PayloadDecoder.utf8(),
+                    (String value, dev.siglo.consumer.HandlerContext ctx) -> {
+                      String key = ctx.message().header("idempotency-key").orElseThrow();
+                      return later(
+                          () ->
+                              effects
+                                  .computeIfAbsent(key, x -> new AtomicInteger())
+                                  .incrementAndGet());
+                    })
+                .bootstrapServers(KAFKA.broker().bootstrapServers())
+                .groupId(group)
+                .topics(topic)
+                .store(store)
+                .listener(
+                    e -> {
+                      if (e instanceof dev.siglo.consumer.event.SigloEvent.Processed
+                          || e instanceof dev.siglo.consumer.event.SigloEvent.Duplicate) {
+                        settled.incrementAndGet();
+                      }
+                    })
+                .build();
+        consumers.add(c);
+        c.start();
+      }
+      await().atMost(Duration.ofSeconds(90)).until(() -> settled.get() >= 3 * keys);
+    } finally {
+      consumers.forEach(SigloKafkaShareConsumer::close);
+    }
+    assertThat(effects).hasSize(keys);
+    assertThat(effects.values()).allMatch(n -> n.get() == 1);
+    assertThat(consumers).allSatisfy(c -> assertThat(c.failedAcknowledgements()).isZero());
+  }
 }
