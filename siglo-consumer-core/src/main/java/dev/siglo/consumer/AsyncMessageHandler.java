@@ -18,8 +18,8 @@ import java.util.concurrent.CompletionStage;
  * (default one minute, counted from the call) counts as a transient failure: the claim is released
  * and the message is retried. Siglo cancels the stage ({@link
  * java.util.concurrent.CompletableFuture#cancel}), which stops nothing the stage's own code
- * started: make the work behind it bounded, since the lane's next message (or this one's retry)
- * may start while it still runs.
+ * started: make the work behind it bounded, since the lane's next message (or this one's retry) may
+ * start while it still runs.
  *
  * <p><b>Steps.</b> {@link HandlerContext#run} blocks its calling thread and may be called from any
  * thread, the stage's continuations included (one step at a time per message), but only until the
