@@ -1,30 +1,16 @@
 package dev.siglo.consumer.engine;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.siglo.consumer.DeadLetterReason;
 import dev.siglo.consumer.Message;
 import dev.siglo.consumer.MessageHook;
 import dev.siglo.consumer.RetryConfig;
-import dev.siglo.consumer.classify.Classification;
-import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.error.CrashLoopException;
-import dev.siglo.consumer.error.IdempotencyConflictException;
 import dev.siglo.consumer.error.IdempotencyKeyReuseException;
-import dev.siglo.consumer.error.IdempotencyStoreUnavailableException;
-import dev.siglo.consumer.error.InvalidIdempotencyKeyException;
-import dev.siglo.consumer.error.MissingIdempotencyKeyException;
-import dev.siglo.consumer.error.PayloadDecodingException;
-import dev.siglo.consumer.error.SigloException;
-import dev.siglo.consumer.event.SigloEvent;
-import dev.siglo.consumer.key.MissingKeyPolicy;
 import dev.siglo.consumer.store.ClaimToken;
-import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.support.Time;
 import io.github.resilience4j.core.IntervalFunction;
-import java.nio.charset.CharacterCodingException;
 import java.time.Duration;
-import java.util.Optional;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -46,13 +32,15 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
   private final IdempotentInvoker invoker;
   private final EventSink events;
   private final IntervalFunction retryBackoff;
-  private final IntervalFunction redeliveryBackoff;
   private final Time time;
   private final ResultJson results;
   private final ErrorClassifier classifier;
   private final LeaseKeeper leases;
   private final StoreGate gate;
   private final Isolation isolation = new Isolation();
+  private final Verdicts verdicts;
+  private final Preparer<T> preparer;
+  private final BatchRunner<T> batches; // null unless the handler is a batch handler
 
   private final Tracing tracing;
 
@@ -77,7 +65,17 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     this.classifier = config.classifier();
     RetryConfig r = config.retry();
     this.retryBackoff = backoff(r.initialBackoff(), r.maxBackoff(), r);
-    this.redeliveryBackoff = backoff(r.initialRedeliveryBackoff(), r.maxRedeliveryBackoff(), r);
+    this.verdicts =
+        new Verdicts(
+            r,
+            classifier,
+            events,
+            gate,
+            backoff(r.initialRedeliveryBackoff(), r.maxRedeliveryBackoff(), r),
+            config.idempotency().settleTimeout());
+    this.preparer = new Preparer<>(config, verdicts);
+    this.batches =
+        config.batched() ? new BatchRunner<>(this, config, invoker, preparer, verdicts) : null;
   }
 
   private static IntervalFunction backoff(Duration initial, Duration max, RetryConfig r) {
@@ -100,6 +98,48 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
   /** The lease keeper (tests renew on injected time). */
   LeaseKeeper leases() {
     return leases;
+  }
+
+  /** Runs suspects alone (the batch path shares it). */
+  Isolation isolation() {
+    return isolation;
+  }
+
+  /** The codec of results. */
+  ResultJson results() {
+    return results;
+  }
+
+  /** A handler call's context: the message, its key and claim, its steps. */
+  DefaultHandlerContext context(Message message, String key, ClaimToken token, int attempt) {
+    return new DefaultHandlerContext(
+        message, key, token, attempt, invoker, config.keys(), classifier, results, tracing);
+  }
+
+  @Override
+  public java.util.List<Disposition> processAll(
+      java.util.List<Message> messages, BatchFollowUp followUp) {
+    if (batches == null) {
+      return MessageProcessor.super.processAll(messages, followUp);
+    }
+    if (messages.isEmpty()) {
+      return java.util.List.of();
+    }
+    Tracing.Span span = tracing.batch(messages);
+    try {
+      java.util.List<Disposition> found = batches.process(messages);
+      java.util.List<Disposition> out = new java.util.ArrayList<>(found.size());
+      for (int i = 0; i < found.size(); i++) {
+        out.add(followUp.apply(i, found.get(i)));
+      }
+      span.outcomes(messages, out);
+      return out;
+    } catch (RuntimeException | Error e) {
+      span.fail(e);
+      throw e;
+    } finally {
+      span.close();
+    }
   }
 
   /** The gate (tests check it on injected time). */
@@ -157,8 +197,8 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     try {
       value = config.decoder().decode(message);
     } catch (Exception e) {
-      if (!isTransientDecodeFailure(e)) {
-        return poison(message, e);
+      if (!preparer.isTransientDecodeFailure(e)) {
+        return preparer.poison(message, e);
       }
       // the decoder's dependency failed (a schema registry, say): retried like a handler failure
       return withRetries(
@@ -173,10 +213,10 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
             try {
               decoded = config.decoder().decode(message);
             } catch (Exception again) {
-              if (isTransientDecodeFailure(again)) {
+              if (preparer.isTransientDecodeFailure(again)) {
                 throw again;
               }
-              return poison(message, again);
+              return preparer.poison(message, again);
             }
             return processDecoded(message, decoded);
           });
@@ -184,85 +224,24 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     return processDecoded(message, value);
   }
 
-  /**
-   * A decoder failure is retried only when a classification rule says it is transient and it is not
-   * a parse error: malformed bytes stay poison however the classifier's default is set.
-   */
-  private boolean isTransientDecodeFailure(Exception e) {
-    Classification c = classifier.classifyDetailed(e);
-    return c.errorClass() == ErrorClass.TRANSIENT
-        && !c.byDefault()
-        && !(c.decisive() instanceof JsonProcessingException)
-        && !(c.decisive() instanceof CharacterCodingException);
-  }
-
-  private Disposition poison(Message message, Exception e) {
-    return deadLetter(
-        message,
-        null,
-        DeadLetterReason.POISON_PAYLOAD,
-        new PayloadDecodingException("payload of " + message + " could not be decoded: " + e, e),
-        0);
-  }
-
   private Disposition processDecoded(Message message, T value) {
-    String rawKey;
-    try {
-      rawKey = config.keyExtractor().extract(message, value).filter(k -> !k.isBlank()).orElse(null);
-    } catch (Exception e) {
-      return deadLetter(
-          message,
-          null,
-          DeadLetterReason.MISSING_KEY,
-          new MissingIdempotencyKeyException(
-              "key extractor ("
-                  + config.keyExtractor().describe()
-                  + ") failed on "
-                  + message
-                  + ": "
-                  + e,
-              e),
-          0);
+    Preparer.Resolved resolved = preparer.resolve(message, value);
+    if (resolved instanceof Preparer.Rejected rejected) {
+      return rejected.disposition();
     }
-    if (rawKey == null) {
-      if (config.missingKeyPolicy() == MissingKeyPolicy.REJECT) {
-        return deadLetter(
-            message,
-            null,
-            DeadLetterReason.MISSING_KEY,
-            new MissingIdempotencyKeyException(
-                "no idempotency key in " + config.keyExtractor().describe() + " of " + message),
-            0);
-      }
+    if (resolved instanceof Preparer.Unkeyed) {
       return withRetries(
           message, null, message::deliveryAttempt, attempt -> runUnkeyed(message, value, attempt));
     }
-    String key;
-    try {
-      key = config.keys().key(rawKey);
-    } catch (InvalidIdempotencyKeyException e) {
-      return deadLetter(message, null, DeadLetterReason.INVALID_KEY, e, 0);
-    }
-    String fingerprint;
-    try {
-      fingerprint = config.fingerprint().fingerprint(message, value);
-    } catch (Exception e) {
-      return deadLetter(
-          message,
-          key,
-          DeadLetterReason.POISON_PAYLOAD,
-          new PayloadDecodingException(
-              "payload of " + message + " could not be fingerprinted: " + e, e),
-          0);
-    }
+    Preparer.Keyed keyed = (Preparer.Keyed) resolved;
     MessageBudget budget = new MessageBudget(message, config.retry(), classifier);
     return withRetries(
         message,
-        key,
+        keyed.key(),
         budget::deliveries,
         attempt -> {
           budget.attempt(attempt);
-          return runKeyed(message, value, key, fingerprint, attempt, budget);
+          return runKeyed(message, value, keyed.key(), keyed.fingerprint(), attempt, budget);
         });
   }
 
@@ -278,61 +257,29 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
    */
   private Disposition withRetries(
       Message message, String key, java.util.function.IntSupplier deliveries, Attempt body) {
-    int maxAttempts = config.retry().maxAttempts();
     for (int attempt = 1; ; attempt++) {
       try {
         return body.run(attempt);
       } catch (Exception e) {
-        IdempotencyConflictException conflict =
-            SigloException.findCause(e, IdempotencyConflictException.class);
-        if (conflict != null && events.enabled()) {
-          events.emit(new SigloEvent.Conflict(message, key, config.idempotency().settleTimeout()));
-        }
-        IdempotencyStoreUnavailableException down =
-            SigloException.findCause(e, IdempotencyStoreUnavailableException.class);
-        if (down != null) {
-          gate.storeUnavailable(down);
-        }
-        // Siglo's own infrastructure failed, not the message: never counted, never dead-lettered
-        boolean infrastructure = down != null || conflict != null;
-        if (classifier.classify(e) == ErrorClass.PERMANENT && !infrastructure) {
-          // the invoker turns permanent failures of the handler into cached declines; what arrives
-          // here failed outside it (the store rejected the key or cannot read the record)
-          return deadLetter(
-              message, key, DeadLetterReason.UNPROCESSABLE, ErrorClass.PERMANENT, e, attempt);
-        }
-        if (Thread.currentThread().isInterrupted()) {
-          return nack(message, key, e, attempt, !infrastructure);
-        }
-        if (down != null && !gate.isOpen()) {
-          // intake is paused until the store answers a probe: spend no more attempts on it
-          return nack(message, key, e, attempt, false);
-        }
-        if (attempt >= maxAttempts) {
-          return infrastructure
-              ? nack(message, key, e, attempt, false)
-              : nackOrDeadLetter(message, key, e, attempt, deliveries.getAsInt());
+        Disposition verdict = verdicts.afterFailure(message, key, e, attempt, deliveries);
+        if (verdict != null) {
+          return verdict;
         }
         long start = time.nanoTime();
         try {
-          time.sleep(Duration.ofMillis(retryBackoff.apply(attempt)));
+          time.sleep(retryBackoff(attempt));
         } catch (InterruptedException interrupted) {
           Thread.currentThread().interrupt();
-          return nack(message, key, e, attempt, !infrastructure);
+          return verdicts.interrupted(message, key, e, attempt);
         }
-        log.debug(
-            "{} key '{}': attempt {} failed transiently ({}); retrying",
-            message,
-            key,
-            attempt,
-            e.toString());
-        if (events.enabled()) {
-          events.emit(
-              new SigloEvent.Retried(
-                  message, key, attempt, e, Duration.ofNanos(time.nanoTime() - start), false));
-        }
+        verdicts.retried(message, key, attempt, e, Duration.ofNanos(time.nanoTime() - start));
       }
     }
+  }
+
+  /** The backoff before in-process attempt {@code attempt + 1}. */
+  Duration retryBackoff(int attempt) {
+    return Duration.ofMillis(retryBackoff.apply(attempt));
   }
 
   private Disposition runKeyed(
@@ -345,48 +292,11 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     try {
       result = isolation.run(() -> invoke(message, key, fingerprint, budget, body));
     } catch (IdempotencyKeyReuseException e) {
-      return deadLetter(message, key, DeadLetterReason.KEY_REUSE, e, attempt);
+      return verdicts.deadLetter(message, key, DeadLetterReason.KEY_REUSE, e, attempt);
     } catch (CrashLoopException e) {
-      return deadLetter(message, key, DeadLetterReason.CRASH_LOOP, e, attempt);
+      return verdicts.deadLetter(message, key, DeadLetterReason.CRASH_LOOP, e, attempt);
     }
-    if (result instanceof Invocation.Executed<Object> executed) {
-      log.debug("{} key '{}': processed", message, key);
-      if (events.enabled()) {
-        events.emit(new SigloEvent.Processed(message, key, Duration.ofNanos(handlerNanos[0])));
-      }
-      return new Disposition.Ack(Disposition.AckReason.PROCESSED, executed.outcome());
-    }
-    if (result instanceof Invocation.DeclinedNow<Object> declined) {
-      log.info(
-          "{} key '{}': declined permanently: {}", message, key, declined.decline().errorType());
-      if (events.enabled()) {
-        events.emit(new SigloEvent.Declined(message, key, declined.decline(), false));
-      }
-      return new Disposition.AckDeclined(declined.decline(), false, declined.cause());
-    }
-    Invocation.Replayed<Object> replayed = (Invocation.Replayed<Object>) result;
-    Outcome outcome = replayed.outcome();
-    if (outcome instanceof Outcome.Declined decline) {
-      if (CrashLoopException.class.getSimpleName().equals(decline.errorType())) {
-        // its dead letter may not have been published before the process died: publish again
-        return deadLetter(
-            message,
-            key,
-            DeadLetterReason.CRASH_LOOP,
-            new CrashLoopException(decline.message()),
-            0);
-      }
-      log.debug("{} key '{}': duplicate of a declined message; decline replayed", message, key);
-      if (events.enabled()) {
-        events.emit(new SigloEvent.Declined(message, key, decline, true));
-      }
-      return new Disposition.AckDeclined(decline, true, null);
-    }
-    log.debug("{} key '{}': duplicate; cached result returned", message, key);
-    if (events.enabled()) {
-      events.emit(new SigloEvent.Duplicate(message, key, outcome, replayed.settled()));
-    }
-    return new Disposition.Ack(Disposition.AckReason.DUPLICATE, (Outcome.Success) outcome);
+    return verdicts.of(message, key, result, handlerNanos[0]);
   }
 
   private Invocation<Object> invoke(
@@ -405,26 +315,14 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     Invocation<Object> result =
         invoker.invokeUnclaimed(
             classifier, token -> runHandler(message, value, null, null, attempt, handlerNanos));
-    if (result instanceof Invocation.DeclinedNow<Object> declined) {
-      if (events.enabled()) {
-        events.emit(new SigloEvent.Declined(message, null, declined.decline(), false));
-      }
-      return new Disposition.AckDeclined(declined.decline(), false, declined.cause());
-    }
-    if (events.enabled()) {
-      events.emit(new SigloEvent.Processed(message, null, Duration.ofNanos(handlerNanos[0])));
-    }
-    return new Disposition.Ack(
-        Disposition.AckReason.UNKEYED, ((Invocation.Executed<Object>) result).outcome());
+    return verdicts.of(message, null, result, handlerNanos[0]);
   }
 
   private Object runHandler(
       Message message, T value, String key, ClaimToken token, int attempt, long[] handlerNanos)
       throws Exception {
     long start = System.nanoTime();
-    DefaultHandlerContext context =
-        new DefaultHandlerContext(
-            message, key, token, attempt, invoker, config.keys(), classifier, results, tracing);
+    DefaultHandlerContext context = context(message, key, token, attempt);
     Object result;
     HandlerMdc mdc = HandlerMdc.of(message, key);
     Tracing.Span span = tracing.handler(attempt);
@@ -443,58 +341,5 @@ final class DefaultMessageProcessor<T> implements MessageProcessor {
     }
     handlerNanos[0] = System.nanoTime() - start;
     return result;
-  }
-
-  private Disposition nackOrDeadLetter(
-      Message message, String key, Exception cause, int attempts, int deliveries) {
-    if (deliveries >= config.retry().maxDeliveries()) {
-      return deadLetter(
-          message, key, DeadLetterReason.RETRIES_EXHAUSTED, ErrorClass.TRANSIENT, cause, attempts);
-    }
-    return nack(message, key, cause, attempts, true);
-  }
-
-  /**
-   * Redeliver later. Also the answer when the worker is interrupted: a stop never dead-letters.
-   * {@code counted}: whether this delivery counts toward {@code maxDeliveries}.
-   */
-  private Disposition nack(
-      Message message, String key, Exception cause, int attempts, boolean counted) {
-    Duration delay = Duration.ofMillis(redeliveryBackoff.apply(message.deliveryAttempt()));
-    log.info(
-        "{} key '{}': transient failure after {} attempt(s) ({}); redeliver in {}",
-        message,
-        key,
-        attempts,
-        cause.toString(),
-        delay);
-    if (events.enabled()) {
-      events.emit(new SigloEvent.Retried(message, key, attempts, cause, delay, true));
-    }
-    return new Disposition.NackRetry(delay, cause, attempts, counted);
-  }
-
-  private Disposition deadLetter(
-      Message message, String key, DeadLetterReason reason, Exception cause, int attempts) {
-    return deadLetter(message, key, reason, ErrorClass.PERMANENT, cause, attempts);
-  }
-
-  private Disposition deadLetter(
-      Message message,
-      String key,
-      DeadLetterReason reason,
-      ErrorClass errorClass,
-      Exception cause,
-      int attempts) {
-    log.warn(
-        "{} key '{}': dead-lettered ({}): {}",
-        message,
-        Optional.ofNullable(key).orElse("-"),
-        reason,
-        cause.getMessage());
-    if (events.enabled()) {
-      events.emit(new SigloEvent.DeadLettered(message, key, reason, errorClass, cause));
-    }
-    return new Disposition.DeadLetter(reason, errorClass, cause, attempts);
   }
 }

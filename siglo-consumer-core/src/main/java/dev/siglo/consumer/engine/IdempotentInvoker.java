@@ -13,13 +13,17 @@ import dev.siglo.consumer.error.OutcomeEncodingException;
 import dev.siglo.consumer.error.OutcomeTooLargeException;
 import dev.siglo.consumer.error.UnreadableOutcomeException;
 import dev.siglo.consumer.spi.Declines;
+import dev.siglo.consumer.store.BatchClaimResult;
+import dev.siglo.consumer.store.BatchCompleteResult;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimToken;
+import dev.siglo.consumer.store.CompleteRequest;
 import dev.siglo.consumer.store.IdempotencyStore;
 import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.support.Time;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
@@ -90,26 +94,65 @@ final class IdempotentInvoker {
       return new Invocation.Replayed<>(completed.outcome(), settled);
     }
     ClaimToken token = ((ClaimResult.Claimed) claim).token();
-    try {
-      budget.claimed((ClaimResult.Claimed) claim);
-    } catch (CrashLoopException e) {
-      // terminal: a redelivery (the dead letter was published, its offset not yet committed when
-      // another crash came) must not start the loop again, so the decline is cached
-      completeRetrying(
-          key,
-          token,
-          new Outcome.Declined(CrashLoopException.class.getSimpleName(), e.getMessage(), Map.of()),
-          options.ttl());
-      throw e;
-    } catch (RuntimeException e) {
-      release(key, token); // the budget wants it run later (alone): the record keeps its counts
-      throw e;
-    }
+    admit(key, (ClaimResult.Claimed) claim, budget, options);
     LeaseKeeper.Held held = leases.hold(message, key, token, options.lease());
     try {
       return runClaimed(request, token, options, classifier, budget, body);
     } finally {
       leases.release(held);
+    }
+  }
+
+  /**
+   * Tells the message's budget of its claim before its handler runs.
+   *
+   * @throws CrashLoopException its holders died too often: the decline is recorded, the handler
+   *     must not run
+   * @throws RuntimeException the budget wants it run later (alone): the claim was released
+   */
+  void admit(
+      String key, ClaimResult.Claimed claim, DeliveryBudget budget, IdempotencyConfig options) {
+    try {
+      budget.claimed(claim);
+    } catch (CrashLoopException e) {
+      // terminal: a redelivery (the dead letter was published, its offset not yet committed when
+      // another crash came) must not start the loop again, so the decline is cached
+      completeRetrying(
+          key,
+          claim.token(),
+          new Outcome.Declined(CrashLoopException.class.getSimpleName(), e.getMessage(), Map.of()),
+          options.ttl());
+      throw e;
+    } catch (RuntimeException e) {
+      release(key, claim.token()); // run later (alone): the record keeps its counts
+      throw e;
+    }
+  }
+
+  /**
+   * Claims many keys in one store call (a batch handler's), each answered as {@link
+   * IdempotencyStore#claim} would.
+   */
+  List<BatchClaimResult> claimAll(List<ClaimRequest> requests) {
+    return store.claimAll(requests);
+  }
+
+  /**
+   * Completes many claims in one store call, retrying the whole call while the store is
+   * unavailable, as {@link #completeRetrying} does for one.
+   *
+   * @return one entry per request: done, or what the single completion would have thrown
+   * @throws IdempotencyStoreUnavailableException when the thread was interrupted meanwhile
+   */
+  List<BatchCompleteResult> completeAllRetrying(List<CompleteRequest> requests) {
+    long backoff = FIRST_COMPLETION_BACKOFF_MS;
+    while (true) {
+      try {
+        return store.completeAll(requests);
+      } catch (IdempotencyStoreUnavailableException e) {
+        awaitStoreAfter(e, requests.size() + " keys", backoff);
+        backoff = Math.min(backoff * 2, MAX_COMPLETION_BACKOFF_MS);
+      }
     }
   }
 
@@ -165,7 +208,12 @@ final class IdempotentInvoker {
     return new Invocation.Executed<>(value, new Outcome.Success(json));
   }
 
-  private <R> Invocation<R> onFailure(
+  /**
+   * A failure of a claimed body: a permanent one is recorded as the key's decline (or settles on
+   * another holder's outcome when the claim was lost); a transient one releases the claim (forgets
+   * the record when the budget says this is its last chance) and is rethrown.
+   */
+  <R> Invocation<R> onFailure(
       ClaimRequest request,
       ClaimToken token,
       IdempotencyConfig options,
@@ -207,7 +255,7 @@ final class IdempotentInvoker {
    * @return {@code null} when this outcome was recorded, else the outcome another holder recorded
    * @throws IdempotencyConflictException the new holder did not settle within the settle timeout
    */
-  private Outcome record(
+  Outcome record(
       ClaimRequest request, ClaimToken token, Outcome outcome, IdempotencyConfig options) {
     try {
       completeRetrying(request.key(), token, outcome, options.ttl());
@@ -256,7 +304,8 @@ final class IdempotentInvoker {
     }
   }
 
-  private static IdempotencyConflictException conflict(ClaimRequest request, Duration waited) {
+  /** The failure of a duplicate that did not settle within {@code waited}. */
+  static IdempotencyConflictException conflict(ClaimRequest request, Duration waited) {
     return new IdempotencyConflictException(
         "key '"
             + request.key()
@@ -277,26 +326,38 @@ final class IdempotentInvoker {
         store.complete(key, token, outcome, ttl);
         return;
       } catch (IdempotencyStoreUnavailableException e) {
-        outage.storeUnavailable(e);
-        log.warn(
-            "completing key '{}' failed (store unavailable: {}); retrying after {} ms, once the"
-                + " store answers a probe",
-            key,
-            e.getMessage(),
-            backoff);
-        try {
-          time.sleep(Duration.ofMillis(backoff));
-          outage.awaitStore(OUTAGE_WAIT);
-        } catch (InterruptedException interrupted) {
-          Thread.currentThread().interrupt();
-          throw e;
-        }
+        awaitStoreAfter(e, "key '" + key + "'", backoff);
         backoff = Math.min(backoff * 2, MAX_COMPLETION_BACKOFF_MS);
       }
     }
   }
 
-  private void release(String key, ClaimToken token) {
+  /**
+   * A completion found the store unavailable: reports the outage, waits the backoff, then waits for
+   * the outage's prober to find the store (at most {@link #OUTAGE_WAIT}).
+   *
+   * @throws IdempotencyStoreUnavailableException {@code e}, when interrupted (the flag restored)
+   */
+  private void awaitStoreAfter(
+      IdempotencyStoreUnavailableException e, String what, long backoffMillis) {
+    outage.storeUnavailable(e);
+    log.warn(
+        "completing {} failed (store unavailable: {}); retrying after {} ms, once the store"
+            + " answers a probe",
+        what,
+        e.getMessage(),
+        backoffMillis);
+    try {
+      time.sleep(Duration.ofMillis(backoffMillis));
+      outage.awaitStore(OUTAGE_WAIT);
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw e;
+    }
+  }
+
+  /** Releases a claim; a failure here only logs. */
+  void release(String key, ClaimToken token) {
     release(key, token, false);
   }
 

@@ -86,7 +86,14 @@ final class Isolation {
     }
   }
 
-  private <V> V runAlone(Callable<V> work) throws Exception {
+  /**
+   * Runs {@code work} with nothing of this processor beside it (a suspect known in advance: a batch
+   * message whose claim was taken over). Call it from a thread that does not run other work now.
+   *
+   * @throws Exception what {@code work} throws
+   * @throws InterruptedException when interrupted while waiting to run
+   */
+  <V> V runAlone(Callable<V> work) throws Exception {
     suspects.lockInterruptibly();
     try {
       alone = true;

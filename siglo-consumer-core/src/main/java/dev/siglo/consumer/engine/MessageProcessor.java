@@ -72,6 +72,44 @@ public interface MessageProcessor extends AutoCloseable {
   }
 
   /**
+   * What a runtime does with one message's disposition in a batch: acknowledges, publishes the dead
+   * letter, and answers with the disposition that stands (a retry when the publication failed).
+   * Handles its own failures: must not throw.
+   */
+  @FunctionalInterface
+  interface BatchFollowUp {
+    /**
+     * @param index the message's position in the batch
+     * @param disposition its disposition
+     * @return the disposition that stands
+     */
+    Disposition apply(int index, Disposition disposition);
+  }
+
+  /**
+   * Processes a batch of messages, then runs the runtime's follow-up for each. With a {@link
+   * dev.siglo.consumer.BatchMessageHandler} the keys are claimed together (one {@code claimAll}),
+   * the handler runs once for the claimed messages, and their outcomes are completed together (one
+   * {@code completeAll}); each message still ends on its own (processed, duplicate, declined,
+   * retried or dead-lettered), exactly as {@link #process} would have ended it. When tracing, one
+   * CONSUMER span covers the batch, linked to each message's producer, and the follow-ups run
+   * inside it. The default processes the messages one after another.
+   *
+   * @param messages the messages, at least one; a runtime puts at most one message of each lane
+   *     (key, partition, FIFO group) in one batch
+   * @param followUp what the runtime does with each disposition
+   * @return the dispositions that stand, one per message, in order
+   */
+  default java.util.List<Disposition> processAll(
+      java.util.List<Message> messages, BatchFollowUp followUp) {
+    java.util.List<Disposition> out = new java.util.ArrayList<>(messages.size());
+    for (int i = 0; i < messages.size(); i++) {
+      out.add(followUp.apply(i, process(messages.get(i))));
+    }
+    return out;
+  }
+
+  /**
    * Publishes a dead letter; when tracing, as a PRODUCER span ({@code <destination> publish}) child
    * of the current one. The default just publishes.
    *

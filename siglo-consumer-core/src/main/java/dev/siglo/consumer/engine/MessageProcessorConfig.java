@@ -2,6 +2,7 @@ package dev.siglo.consumer.engine;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.siglo.consumer.AsyncMessageHandler;
+import dev.siglo.consumer.BatchMessageHandler;
 import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.MessageHook;
@@ -47,6 +48,7 @@ public final class MessageProcessorConfig<T> {
 
   private final PayloadDecoder<T> decoder;
   private final MessageHandler<? super T> handler;
+  private final BatchMessageHandler<T> batchHandler;
   private final IdempotencyStore store;
   private final IdempotencyKeys keys;
   private final IdempotencyKeyExtractor<? super T> keyExtractor;
@@ -64,10 +66,14 @@ public final class MessageProcessorConfig<T> {
 
   private MessageProcessorConfig(Builder<T> b) {
     this.decoder = b.decoder;
-    this.handler =
-        b.asyncHandler != null
-            ? new AwaitedStage<>(b.asyncHandler, b.asyncTimeout, b.time)
-            : b.handler;
+    this.batchHandler = b.batchHandler;
+    if (b.asyncHandler != null) {
+      this.handler = new AwaitedStage<>(b.asyncHandler, b.asyncTimeout, b.time);
+    } else if (b.batchHandler != null) {
+      this.handler = new BatchOfOne<>(b.batchHandler);
+    } else {
+      this.handler = b.handler;
+    }
     this.store = b.store != null ? b.store : InMemoryIdempotencyStore.of();
     this.keys = b.keys;
     this.keyExtractor = b.keyExtractor;
@@ -99,7 +105,7 @@ public final class MessageProcessorConfig<T> {
    */
   public static <T> Builder<T> builder(
       PayloadDecoder<T> decoder, MessageHandler<? super T> handler) {
-    return new Builder<>(decoder, Objects.requireNonNull(handler, "handler"), null);
+    return new Builder<>(decoder, Objects.requireNonNull(handler, "handler"), null, null);
   }
 
   /**
@@ -113,7 +119,23 @@ public final class MessageProcessorConfig<T> {
    */
   public static <T> Builder<T> asyncBuilder(
       PayloadDecoder<T> decoder, AsyncMessageHandler<? super T> handler) {
-    return new Builder<>(decoder, null, Objects.requireNonNull(handler, "handler"));
+    return new Builder<>(decoder, null, Objects.requireNonNull(handler, "handler"), null);
+  }
+
+  /**
+   * A configuration for a {@link BatchMessageHandler}: {@link MessageProcessor#processAll} claims a
+   * batch's keys together, hands the handler the messages whose claims it holds, and completes,
+   * declines or releases each on its own; {@link MessageProcessor#process} runs one message as a
+   * batch of one.
+   *
+   * @param decoder decodes payloads for the handler
+   * @param handler the batch handler
+   * @param <T> the decoded payload type
+   * @return a builder with the defaults
+   */
+  public static <T> Builder<T> batchBuilder(
+      PayloadDecoder<T> decoder, BatchMessageHandler<T> handler) {
+    return new Builder<>(decoder, null, null, Objects.requireNonNull(handler, "handler"));
   }
 
   /**
@@ -124,7 +146,21 @@ public final class MessageProcessorConfig<T> {
   }
 
   /**
-   * @return the handler (an asynchronous one as the worker runs it: waiting for its stage)
+   * @return whether the handler is a {@link BatchMessageHandler}, so that a runtime hands the
+   *     processor batches ({@link MessageProcessor#processAll})
+   */
+  public boolean batched() {
+    return batchHandler != null;
+  }
+
+  /** The batch handler, or {@code null}. */
+  BatchMessageHandler<T> batchHandler() {
+    return batchHandler;
+  }
+
+  /**
+   * @return the handler (an asynchronous one as the worker runs it: waiting for its stage; a batch
+   *     handler as a handler of batches of one)
    */
   public MessageHandler<? super T> handler() {
     return handler;
@@ -228,6 +264,7 @@ public final class MessageProcessorConfig<T> {
     private final PayloadDecoder<T> decoder;
     private final MessageHandler<? super T> handler;
     private final AsyncMessageHandler<? super T> asyncHandler;
+    private final BatchMessageHandler<T> batchHandler;
     private Duration asyncTimeout = DEFAULT_ASYNC_TIMEOUT;
     private IdempotencyStore store;
     private IdempotencyKeys keys = IdempotencyKeys.defaults();
@@ -249,10 +286,12 @@ public final class MessageProcessorConfig<T> {
     private Builder(
         PayloadDecoder<T> decoder,
         MessageHandler<? super T> handler,
-        AsyncMessageHandler<? super T> asyncHandler) {
+        AsyncMessageHandler<? super T> asyncHandler,
+        BatchMessageHandler<T> batchHandler) {
       this.decoder = Objects.requireNonNull(decoder, "decoder");
       this.handler = handler;
       this.asyncHandler = asyncHandler;
+      this.batchHandler = batchHandler;
     }
 
     /**

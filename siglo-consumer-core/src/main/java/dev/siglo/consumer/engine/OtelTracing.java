@@ -12,6 +12,7 @@ import io.opentelemetry.api.trace.Tracer;
 import io.opentelemetry.context.Context;
 import io.opentelemetry.context.Scope;
 import io.opentelemetry.context.propagation.TextMapGetter;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 
@@ -82,6 +83,33 @@ final class OtelTracing implements Tracing {
       b.setNoParent().addLink(parent);
     } else {
       b.setParent(producer);
+    }
+    return new Started(b.startSpan());
+  }
+
+  @Override
+  public Tracing.Span batch(List<Message> messages) {
+    MessageSource source = messages.get(0).source();
+    boolean oneDestination =
+        messages.stream().allMatch(m -> m.source().destination().equals(source.destination()));
+    SpanBuilder b =
+        tracer
+            .spanBuilder(oneDestination ? source.destination() + " process" : "process")
+            .setSpanKind(SpanKind.CONSUMER)
+            .setNoParent()
+            .setAttribute("messaging.system", source.system().equals("sqs") ? "aws_sqs" : "kafka")
+            .setAttribute("messaging.operation.type", "process")
+            .setAttribute("messaging.operation.name", "process")
+            .setAttribute("messaging.batch.message_count", (long) messages.size());
+    if (oneDestination) {
+      b.setAttribute("messaging.destination.name", source.destination());
+    }
+    for (Message m : messages) {
+      io.opentelemetry.api.trace.SpanContext producer =
+          io.opentelemetry.api.trace.Span.fromContext(producerContext(m)).getSpanContext();
+      if (producer.isValid()) {
+        b.addLink(producer);
+      }
     }
     return new Started(b.startSpan());
   }
@@ -184,23 +212,45 @@ final class OtelTracing implements Tracing {
 
     @Override
     public void outcome(Disposition d) {
-      String outcome;
-      boolean duplicate = false;
-      if (d instanceof Disposition.Ack ack) {
-        duplicate = ack.reason() == Disposition.AckReason.DUPLICATE;
-        outcome = duplicate ? "duplicate" : "processed";
-      } else if (d instanceof Disposition.AckDeclined declined) {
-        duplicate = declined.replayed();
-        outcome = duplicate ? "decline_replayed" : "declined";
-      } else if (d instanceof Disposition.NackRetry) {
-        outcome = "retried";
+      if (d instanceof Disposition.NackRetry) {
         span.setStatus(StatusCode.ERROR, "retried");
-      } else {
-        outcome = "dead_lettered";
-        span.setStatus(StatusCode.ERROR, ((Disposition.DeadLetter) d).reason().name());
+      } else if (d instanceof Disposition.DeadLetter dead) {
+        span.setStatus(StatusCode.ERROR, dead.reason().name());
       }
-      span.setAttribute(OUTCOME, outcome);
-      span.setAttribute(DUPLICATE, duplicate);
+      span.setAttribute(OUTCOME, outcomeOf(d));
+      span.setAttribute(DUPLICATE, isDuplicate(d));
+    }
+
+    /** One {@code siglo.message} event per message: its id, outcome and whether a duplicate. */
+    @Override
+    public void outcomes(List<Message> messages, List<Disposition> dispositions) {
+      for (int i = 0; i < messages.size(); i++) {
+        Disposition d = dispositions.get(i);
+        span.addEvent(
+            "siglo.message",
+            io.opentelemetry.api.common.Attributes.of(
+                AttributeKey.stringKey("messaging.message.id"),
+                messages.get(i).id(),
+                OUTCOME,
+                outcomeOf(d),
+                DUPLICATE,
+                isDuplicate(d)));
+      }
+    }
+
+    private static boolean isDuplicate(Disposition d) {
+      return d instanceof Disposition.Ack ack && ack.reason() == Disposition.AckReason.DUPLICATE
+          || d instanceof Disposition.AckDeclined declined && declined.replayed();
+    }
+
+    private static String outcomeOf(Disposition d) {
+      if (d instanceof Disposition.Ack) {
+        return isDuplicate(d) ? "duplicate" : "processed";
+      }
+      if (d instanceof Disposition.AckDeclined) {
+        return isDuplicate(d) ? "decline_replayed" : "declined";
+      }
+      return d instanceof Disposition.NackRetry ? "retried" : "dead_lettered";
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.siglo.consumer.engine;
 
 import dev.siglo.consumer.Message;
 import dev.siglo.consumer.store.IdempotencyStore;
+import java.util.List;
 
 /**
  * The engine's tracing points: one span per message, one per handler attempt, one per step, one per
@@ -16,6 +17,9 @@ interface Tracing {
 
     /** Records the message's outcome (message spans only). */
     void outcome(Disposition disposition);
+
+    /** Records each message's outcome (batch spans only). */
+    default void outcomes(List<Message> messages, List<Disposition> dispositions) {}
 
     /** Ends the span and restores the context before it. */
     void close();
@@ -37,6 +41,11 @@ interface Tracing {
       new Tracing() {
         @Override
         public Span message(Message message) {
+          return NO_SPAN;
+        }
+
+        @Override
+        public Span batch(List<Message> messages) {
           return NO_SPAN;
         }
 
@@ -63,6 +72,12 @@ interface Tracing {
 
   /** The message's consumer span, current until closed. */
   Span message(Message message);
+
+  /**
+   * A batch's consumer span, current until closed: linked to each message's producer context, with
+   * no parent (a batch belongs to many traces).
+   */
+  Span batch(List<Message> messages);
 
   /** One handler attempt, a child of the current span, current until closed. */
   Span handler(int attempt);
