@@ -1,6 +1,7 @@
 package dev.siglo.kafka;
 
 import dev.siglo.consumer.AsyncMessageHandler;
+import dev.siglo.consumer.BatchMessageHandler;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.engine.ConsumerBuilder;
@@ -40,6 +41,10 @@ public abstract class KafkaBuilder<T, B extends KafkaBuilder<T, B>> extends Cons
   }
 
   KafkaBuilder(PayloadDecoder<T> decoder, AsyncMessageHandler<? super T> handler) {
+    super(decoder, handler, SigloKafkaConsumer.defaultKeyExtractor());
+  }
+
+  KafkaBuilder(PayloadDecoder<T> decoder, BatchMessageHandler<T> handler) {
     super(decoder, handler, SigloKafkaConsumer.defaultKeyExtractor());
   }
 

@@ -1,6 +1,7 @@
 package dev.siglo.kafka;
 
 import dev.siglo.consumer.AsyncMessageHandler;
+import dev.siglo.consumer.BatchMessageHandler;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.engine.MessageProcessor;
@@ -116,6 +117,24 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
   }
 
   /**
+   * A builder for a batch handler: workers take batches of up to {@code batchSize} ready records
+   * (waiting up to {@code batchLinger} for a batch to fill), at most one record of each lane per
+   * batch, so a key's (or, with {@link Ordering#PARTITION}, a partition's) records still run one
+   * after another in offset order; each record's offset is committed only after its own completion
+   * (see {@link BatchMessageHandler}). {@code concurrency} is the number of batches running at
+   * once.
+   *
+   * @param decoder decodes record values for the handler
+   * @param handler the batch handler
+   * @param <T> the decoded payload type
+   * @return a builder
+   */
+  public static <T> Builder<T> batchBuilder(
+      PayloadDecoder<T> decoder, BatchMessageHandler<T> handler) {
+    return new Builder<>(decoder, handler);
+  }
+
+  /**
    * Starts polling on a new thread.
    *
    * @return a future completing when the consumer stops (exceptionally on a fatal error)
@@ -208,6 +227,10 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
     }
 
     private Builder(PayloadDecoder<T> decoder, AsyncMessageHandler<? super T> handler) {
+      super(decoder, handler);
+    }
+
+    private Builder(PayloadDecoder<T> decoder, BatchMessageHandler<T> handler) {
       super(decoder, handler);
     }
 
@@ -323,7 +346,8 @@ public final class SigloKafkaConsumer<T> implements AutoCloseable {
               createDeadLetterTopics,
               DEAD_LETTER_TIMEOUT,
               metricsOrNull(),
-              workerThreads());
+              workerThreads(),
+              batching());
       MessageProcessor processor = processor();
       return new SigloKafkaConsumer<>(settings, processor, shutdownHook);
     }

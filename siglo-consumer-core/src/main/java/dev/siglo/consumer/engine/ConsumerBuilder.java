@@ -2,6 +2,7 @@ package dev.siglo.consumer.engine;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.siglo.consumer.AsyncMessageHandler;
+import dev.siglo.consumer.BatchMessageHandler;
 import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.MessageHook;
@@ -29,7 +30,16 @@ import java.util.Objects;
  * @param <B> the concrete builder, returned by every setter
  */
 public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
+  /** Default {@link #batchSize}: messages handed to a batch handler at once, at most. */
+  public static final int DEFAULT_BATCH_SIZE = 100;
+
+  /** Default {@link #batchLinger}: how long a batch that is not full waits for more messages. */
+  public static final java.time.Duration DEFAULT_BATCH_LINGER = java.time.Duration.ofMillis(10);
+
   private final MessageProcessorConfig.Builder<T> engine;
+  private final boolean batchHandler;
+  private int batchSize = DEFAULT_BATCH_SIZE;
+  private java.time.Duration batchLinger = DEFAULT_BATCH_LINGER;
   private IdempotencyStore store;
   private SigloMetrics metrics;
   private IdempotencyStore prepared;
@@ -46,6 +56,7 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
       MessageHandler<? super T> handler,
       IdempotencyKeyExtractor<? super T> defaultExtractor) {
     this.engine = MessageProcessorConfig.builder(decoder, handler).keyExtractor(defaultExtractor);
+    this.batchHandler = false;
   }
 
   /**
@@ -62,6 +73,74 @@ public abstract class ConsumerBuilder<T, B extends ConsumerBuilder<T, B>> {
       IdempotencyKeyExtractor<? super T> defaultExtractor) {
     this.engine =
         MessageProcessorConfig.asyncBuilder(decoder, handler).keyExtractor(defaultExtractor);
+    this.batchHandler = false;
+  }
+
+  /**
+   * A builder for a batch handler: the runtime hands it up to {@link #batchSize} messages at once
+   * (see {@link BatchMessageHandler}, {@link #batchLinger}).
+   *
+   * @param decoder decodes payloads for the handler
+   * @param handler the batch handler
+   * @param defaultExtractor where the key lives unless {@link #keyExtractor} says otherwise
+   */
+  protected ConsumerBuilder(
+      PayloadDecoder<T> decoder,
+      BatchMessageHandler<T> handler,
+      IdempotencyKeyExtractor<? super T> defaultExtractor) {
+    this.engine =
+        MessageProcessorConfig.batchBuilder(decoder, handler).keyExtractor(defaultExtractor);
+    this.batchHandler = true;
+  }
+
+  /**
+   * The most messages handed to the batch handler at once (default {@link #DEFAULT_BATCH_SIZE}). A
+   * batch holds at most one message of each lane (a key or partition with Kafka's ordering, an SQS
+   * FIFO group), so it fills only when that many lanes have a message ready.
+   *
+   * @param size at least 1
+   * @return this builder
+   * @throws dev.siglo.consumer.error.SigloConfigurationException when the handler is not a batch
+   *     handler
+   */
+  public B batchSize(int size) {
+    requireBatchHandler("batchSize");
+    if (size < 1) {
+      throw new IllegalArgumentException("batchSize must be at least 1, was " + size);
+    }
+    this.batchSize = size;
+    return self();
+  }
+
+  /**
+   * How long a batch that is not full waits for more messages before the handler gets it (default
+   * {@link #DEFAULT_BATCH_LINGER}); zero hands over whatever is ready at once.
+   *
+   * @param linger not negative
+   * @return this builder
+   * @throws dev.siglo.consumer.error.SigloConfigurationException when the handler is not a batch
+   *     handler
+   */
+  public B batchLinger(java.time.Duration linger) {
+    requireBatchHandler("batchLinger");
+    this.batchLinger =
+        dev.siglo.consumer.support.Durations.requireNonNegative(linger, "batchLinger");
+    return self();
+  }
+
+  private void requireBatchHandler(String setting) {
+    if (!batchHandler) {
+      throw new dev.siglo.consumer.error.SigloConfigurationException(
+          setting + " applies to a batch handler only (build the consumer with batchBuilder)");
+    }
+  }
+
+  /**
+   * @return how the runtime hands messages over: batches for a batch handler, else {@link
+   *     Batching#NONE}
+   */
+  protected final Batching batching() {
+    return batchHandler ? new Batching(batchSize, batchLinger) : Batching.NONE;
   }
 
   /**

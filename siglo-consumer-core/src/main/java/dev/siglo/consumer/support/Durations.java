@@ -21,4 +21,19 @@ public final class Durations {
     }
     return d;
   }
+
+  /**
+   * @param d a duration
+   * @param name the setting's name, for the message
+   * @return {@code d}
+   * @throws IllegalArgumentException when {@code d} is negative
+   * @throws NullPointerException when {@code d} is null
+   */
+  public static Duration requireNonNegative(Duration d, String name) {
+    Objects.requireNonNull(d, name);
+    if (d.isNegative()) {
+      throw new IllegalArgumentException(name + " must not be negative, was " + d);
+    }
+    return d;
+  }
 }

@@ -7,7 +7,9 @@ import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.support.Time;
 import dev.siglo.kafka.Ordering;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -27,6 +29,11 @@ import org.apache.kafka.common.TopicPartition;
  * queue, which the poll thread applies: a completed offset goes to the {@link OffsetCommitter}, a
  * retry back to its lane, a configuration error or a worker's fatal error stops the consumer.
  *
+ * <p><b>Batches.</b> With a batch size, ready records are gathered on the poll thread into batches
+ * of up to that many, handed over when full or when the first of them waited the linger, and a
+ * worker runs a whole batch at once ({@link RecordRunner#runAll}). A lane's next record becomes
+ * ready only after its predecessor's completion, so a batch never holds two records of one lane.
+ *
  * <p>Every method but the workers' loop runs on the poll thread.
  */
 final class Dispatcher {
@@ -42,6 +49,11 @@ final class Dispatcher {
   private final IntakeGate intake;
   private final LinkedBlockingQueue<Completion> completions = new LinkedBlockingQueue<>();
   private final ConcurrentLinkedQueue<Work> pending = new ConcurrentLinkedQueue<>();
+  private final ConcurrentLinkedQueue<List<Work>> pendingBatches = new ConcurrentLinkedQueue<>();
+  private final int batchSize;
+  private final long lingerNanos;
+  private List<Work> forming = new ArrayList<>();
+  private long formingSince;
   private final AtomicInteger runningWorkers = new AtomicInteger();
   private final Set<TopicPartition> revoking = ConcurrentHashMap.newKeySet();
 
@@ -69,6 +81,25 @@ final class Dispatcher {
       OffsetCommitter offsets,
       Time time,
       IntakeGate intake) {
+    this(ordering, concurrency, workers, runner, offsets, time, intake, 0, Duration.ZERO);
+  }
+
+  /**
+   * @param batchSize the most records a worker runs at once; 0 runs them one by one
+   * @param linger how long a batch that is not full waits for more records
+   */
+  Dispatcher(
+      Ordering ordering,
+      int concurrency,
+      Executor workers,
+      RecordRunner runner,
+      OffsetCommitter offsets,
+      Time time,
+      IntakeGate intake,
+      int batchSize,
+      Duration linger) {
+    this.batchSize = batchSize;
+    this.lingerNanos = linger.toNanos();
     this.intake = intake;
     this.lanes = new Lanes(ordering);
     this.concurrency = concurrency;
@@ -91,7 +122,7 @@ final class Dispatcher {
    */
   void dispatch() {
     long now = time.nanoTime();
-    int limit = concurrency * MAX_PENDING_PER_WORKER;
+    int limit = concurrency * (batchSize > 0 ? 2 * batchSize : MAX_PENDING_PER_WORKER);
     while (inFlight < limit && !stopping && intake.isOpen()) {
       Work w = lanes.nextReady(now);
       if (w == null) {
@@ -100,11 +131,38 @@ final class Dispatcher {
       inFlight++;
       inFlightByPartition.computeIfAbsent(w.partition, tp -> new int[1])[0]++;
       w.dispatchedAttempt = w.attempt;
-      pending.add(w);
+      if (batchSize == 0) {
+        pending.add(w);
+      } else {
+        form(w, now);
+      }
     }
-    while (!pending.isEmpty() && tryStartWorker()) {
+    if (!forming.isEmpty()
+        && (now - formingSince >= lingerNanos || inFlight >= limit || stopping)) {
+      handOverForming();
+    }
+    startWorkers();
+  }
+
+  private void startWorkers() {
+    while ((!pending.isEmpty() || !pendingBatches.isEmpty()) && tryStartWorker()) {
       workers.execute(this::workLoop);
     }
+  }
+
+  private void form(Work w, long now) {
+    if (forming.isEmpty()) {
+      formingSince = now;
+    }
+    forming.add(w);
+    if (forming.size() >= batchSize) {
+      handOverForming();
+    }
+  }
+
+  private void handOverForming() {
+    pendingBatches.add(forming);
+    forming = new ArrayList<>(Math.min(batchSize, 64));
   }
 
   private boolean tryStartWorker() {
@@ -124,17 +182,40 @@ final class Dispatcher {
     do {
       Work w;
       while ((w = pending.poll()) != null) {
-        boolean start = !stopping && !revoking.contains(w.partition);
-        if (!start) {
-          completions.add(new Completion(w, null, null));
-        } else if (!intake.isOpen()) {
-          completions.add(new Completion(w, pausedRetry(), null));
-        } else {
+        if (mayStart(w)) {
           completions.add(runner.run(w, w.dispatchedAttempt));
         }
       }
+      List<Work> batch;
+      while ((batch = pendingBatches.poll()) != null) {
+        List<Work> start = new ArrayList<>(batch.size());
+        for (Work b : batch) {
+          if (mayStart(b)) {
+            start.add(b);
+          }
+        }
+        if (!start.isEmpty()) {
+          completions.addAll(runner.runAll(start));
+        }
+      }
       runningWorkers.decrementAndGet();
-    } while (!pending.isEmpty() && tryStartWorker());
+    } while ((!pending.isEmpty() || !pendingBatches.isEmpty()) && tryStartWorker());
+  }
+
+  /**
+   * @return whether the record may run now; if not, its answer (not started, or an uncounted retry
+   *     while intake is paused) is already handed back
+   */
+  private boolean mayStart(Work w) {
+    if (stopping || revoking.contains(w.partition)) {
+      completions.add(new Completion(w, null, null));
+      return false;
+    }
+    if (!intake.isOpen()) {
+      completions.add(new Completion(w, pausedRetry(), null));
+      return false;
+    }
+    return true;
   }
 
   /**
@@ -203,7 +284,12 @@ final class Dispatcher {
    * @return how long to wait for completions or records: until the next retry is due, capped
    */
   long waitMillis(long maxMillis) {
-    long due = lanes.nanosUntilNextDue(time.nanoTime());
+    long now = time.nanoTime();
+    long due = lanes.nanosUntilNextDue(now);
+    if (!forming.isEmpty()) {
+      long handOver = Math.max(0, lingerNanos - (now - formingSince));
+      due = due < 0 ? handOver : Math.min(due, handOver);
+    }
     return due < 0
         ? maxMillis
         : Math.max(1, Math.min(maxMillis, TimeUnit.NANOSECONDS.toMillis(due)));
@@ -215,6 +301,7 @@ final class Dispatcher {
    * @return false when interrupted while waiting
    */
   boolean awaitInFlight(Set<TopicPartition> partitions, Duration timeout) {
+    handOverFormingNow();
     long deadline = time.nanoTime() + timeout.toNanos();
     while (inFlightIn(partitions) > 0 && time.nanoTime() < deadline) {
       if (!drainCompletions(10)) {
@@ -240,6 +327,15 @@ final class Dispatcher {
   void revoking(Set<TopicPartition> partitions) {
     lanes.removePartitions(partitions);
     revoking.addAll(partitions);
+    handOverFormingNow(); // its records of revoked partitions are answered unstarted
+  }
+
+  /** A batch still lingering goes to the workers now (they answer what may not start). */
+  private void handOverFormingNow() {
+    if (!forming.isEmpty()) {
+      handOverForming();
+      startWorkers();
+    }
   }
 
   /** The revocation of {@code partitions} finished. */
@@ -255,6 +351,13 @@ final class Dispatcher {
   /** No record is started from now on; answers are still applied. Safe from any thread. */
   void stop() {
     stopping = true;
+  }
+
+  /**
+   * @return records gathered into a batch that is not handed over yet (the linger runs)
+   */
+  int forming() {
+    return forming.size();
   }
 
   /**

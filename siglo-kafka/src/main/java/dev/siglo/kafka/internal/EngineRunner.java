@@ -1,11 +1,14 @@
 package dev.siglo.kafka.internal;
 
+import dev.siglo.consumer.Message;
 import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.engine.Disposition;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.error.SigloException;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.kafka.common.errors.AuthorizationException;
 import org.apache.kafka.common.errors.InvalidTopicException;
 import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
@@ -64,32 +67,74 @@ final class EngineRunner implements RecordRunner {
           processor.process(
               RecordMapper.toMessage(w.record, attempt), found -> deadLetter(w, found, attempt));
       return new Completion(w, d, null);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      return new Completion(w, new Disposition.NackRetry(PUBLISH_RETRY_DELAY, e, 0), null);
     } catch (Exception e) {
-      Throwable refused = refusedForGood(e);
-      if (refused != null) {
-        return new Completion(
-            w,
-            new Disposition.NackRetry(
-                PUBLISH_RETRY_DELAY,
-                new SigloConfigurationException(
-                    "the dead letter of "
-                        + w
-                        + " cannot be published to '"
-                        + deadLetters.topicFor(w.record)
-                        + "': "
-                        + refused,
-                    e),
-                0),
-            null);
-      }
-      log.warn("{}: dead-letter publish failed ({}); will retry", w, e.toString());
-      return new Completion(w, new Disposition.NackRetry(PUBLISH_RETRY_DELAY, e, 0), null);
+      return new Completion(w, publishFailed(w, e), null);
     } catch (Throwable t) {
       return new Completion(w, null, t);
     }
+  }
+
+  /**
+   * Runs a batch through the engine ({@link MessageProcessor#processAll}), then publishes each
+   * record's dead letter: a failed publish makes only that record a retry. An {@link Error} is
+   * handed back as fatal for every record of the batch.
+   */
+  @Override
+  public List<Completion> runAll(List<Work> batch) {
+    List<Message> messages = new ArrayList<>(batch.size());
+    for (Work w : batch) {
+      messages.add(RecordMapper.toMessage(w.record, w.dispatchedAttempt));
+    }
+    List<Completion> out = new ArrayList<>(batch.size());
+    try {
+      List<Disposition> ds =
+          processor.processAll(
+              messages,
+              (i, d) -> {
+                Work w = batch.get(i);
+                try {
+                  deadLetter(w, d, w.dispatchedAttempt);
+                  return d;
+                } catch (Exception e) {
+                  return publishFailed(w, e);
+                }
+              });
+      for (int i = 0; i < batch.size(); i++) {
+        out.add(new Completion(batch.get(i), ds.get(i), null));
+      }
+    } catch (Throwable t) {
+      for (Work w : batch) {
+        out.add(new Completion(w, null, t));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The answer for a record whose dead letter could not be published: a retry, whose cause is a
+   * configuration error (stopping the consumer) when the broker refused it for good.
+   */
+  private Disposition publishFailed(Work w, Exception e) {
+    if (e instanceof InterruptedException) {
+      Thread.currentThread().interrupt();
+      return new Disposition.NackRetry(PUBLISH_RETRY_DELAY, e, 0);
+    }
+    Throwable refused = refusedForGood(e);
+    if (refused != null) {
+      return new Disposition.NackRetry(
+          PUBLISH_RETRY_DELAY,
+          new SigloConfigurationException(
+              "the dead letter of "
+                  + w
+                  + " cannot be published to '"
+                  + deadLetters.topicFor(w.record)
+                  + "': "
+                  + refused,
+              e),
+          0);
+    }
+    log.warn("{}: dead-letter publish failed ({}); will retry", w, e.toString());
+    return new Disposition.NackRetry(PUBLISH_RETRY_DELAY, e, 0);
   }
 
   /** Publishes the dead letter a disposition asks for, as a span of the message's trace. */

@@ -1,5 +1,6 @@
 package dev.siglo.kafka.internal;
 
+import dev.siglo.consumer.engine.Batching;
 import dev.siglo.kafka.Ordering;
 import java.time.Duration;
 import java.util.List;
@@ -27,6 +28,7 @@ import java.util.regex.Pattern;
  * @param deadLetterTimeout how long a dead-letter publish may take
  * @param metrics where in-flight and lag gauges go, or null
  * @param workerThreads the threads the workers run on
+ * @param batching batches for a batch handler, else {@link Batching#NONE}
  */
 public record KafkaRuntimeConfig(
     Map<String, Object> clientProperties,
@@ -44,4 +46,5 @@ public record KafkaRuntimeConfig(
     boolean createDeadLetterTopics,
     Duration deadLetterTimeout,
     dev.siglo.consumer.metrics.SigloMetrics metrics,
-    dev.siglo.consumer.WorkerThreads workerThreads) {}
+    dev.siglo.consumer.WorkerThreads workerThreads,
+    Batching batching) {}

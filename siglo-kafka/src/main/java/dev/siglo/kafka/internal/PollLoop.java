@@ -115,7 +115,9 @@ public final class PollLoop implements Runnable {
             runner.runner(),
             offsets,
             time,
-            intake);
+            intake,
+            settings.batching().size(),
+            settings.batching().linger());
   }
 
   /**

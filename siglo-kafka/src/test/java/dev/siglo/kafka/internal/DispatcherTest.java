@@ -265,4 +265,112 @@ class DispatcherTest {
     assertThat(d.buffered()).isZero();
     assertThat(committed()).as("nothing past the first record, which never ran").isZero();
   }
+
+  private final List<List<String>> batches = new CopyOnWriteArrayList<>();
+
+  private Dispatcher batching(int size, Duration linger) {
+    RecordRunner batchRunner =
+        new RecordRunner() {
+          @Override
+          public Completion run(Work w, int attempt) {
+            throw new AssertionError("a batch runtime runs batches");
+          }
+
+          @Override
+          public List<Completion> runAll(List<Work> batch) {
+            batches.add(batch.stream().map(w -> w.offset() + "@" + w.dispatchedAttempt).toList());
+            List<Completion> out = new ArrayList<>();
+            for (Work w : batch) {
+              ArrayDeque<Disposition> answers = script.get(w.offset());
+              Disposition d = answers == null || answers.isEmpty() ? ACK : answers.poll();
+              out.add(new Completion(w, d, null));
+            }
+            return out;
+          }
+        };
+    return new Dispatcher(
+        Ordering.KEY, 4, Runnable::run, batchRunner, offsets, time, gate, size, linger);
+  }
+
+  @Test
+  void fullBatchesGoAtOnceAndAKeysNextRecordWaitsForItsPredecessorsCompletion() {
+    Dispatcher d = batching(3, Duration.ofMillis(10));
+    poll(d, 0, "a");
+    poll(d, 1, "b");
+    poll(d, 2, "a");
+    poll(d, 3, "c");
+    poll(d, 4, "d");
+
+    d.dispatch();
+    assertThat(batches)
+        .as("a full batch, one record per key")
+        .containsExactly(List.of("0@1", "1@1", "3@1"));
+    assertThat(d.forming()).as("d lingers, a's second record waits for its lane").isEqualTo(1);
+
+    d.drainCompletions(0);
+    d.dispatch();
+    assertThat(batches).as("two of three: it lingers").hasSize(1);
+    time.advance(Duration.ofMillis(10));
+    d.dispatch();
+    assertThat(batches).hasSize(2);
+    assertThat(batches.get(1)).containsExactly("4@1", "2@1");
+    d.drainCompletions(0);
+    assertThat(committed()).isEqualTo(5);
+  }
+
+  @Test
+  void aBatchThatIsNotFullIsHandedOverOnceItsLingerPassed() {
+    Dispatcher d = batching(10, Duration.ofMillis(20));
+    poll(d, 0, "a");
+    poll(d, 1, "b");
+
+    d.dispatch();
+    assertThat(batches).isEmpty();
+    assertThat(d.waitMillis(1_000)).as("the poll thread wakes for the linger").isEqualTo(20);
+    time.advance(Duration.ofMillis(19));
+    d.dispatch();
+    assertThat(batches).isEmpty();
+    time.advance(Duration.ofMillis(1));
+    d.dispatch();
+    assertThat(batches).containsExactly(List.of("0@1", "1@1"));
+  }
+
+  @Test
+  void aRetriedRecordOfABatchHoldsTheCommitPointWhileTheOthersComplete() {
+    Dispatcher d = batching(10, Duration.ZERO);
+    script.put(
+        1L,
+        new ArrayDeque<>(
+            List.of(
+                new Disposition.NackRetry(
+                    Duration.ofSeconds(1), new java.io.IOException("down"), 3))));
+    poll(d, 0, "a");
+    poll(d, 1, "b");
+    poll(d, 2, "c");
+
+    d.dispatch();
+    d.drainCompletions(0);
+    assertThat(committed()).as("offset 1 waits for its retry").isEqualTo(1);
+
+    time.advance(Duration.ofSeconds(1));
+    d.dispatch();
+    assertThat(batches).containsExactly(List.of("0@1", "1@1", "2@1"), List.of("1@2"));
+    d.drainCompletions(0);
+    assertThat(committed()).isEqualTo(3);
+  }
+
+  @Test
+  void revokingHandsOverALingeringBatchWhoseRecordsOfTheRevokedPartitionDoNotRun() {
+    Dispatcher d = batching(10, Duration.ofSeconds(1));
+    poll(d, 0, "a");
+    d.dispatch();
+    assertThat(d.forming()).isEqualTo(1);
+
+    d.revoking(Set.of(TP));
+
+    assertThat(d.forming()).isZero();
+    d.drainCompletions(0);
+    assertThat(batches).isEmpty();
+    assertThat(d.inFlight()).isZero();
+  }
 }

@@ -103,7 +103,8 @@ class PollLoopTest {
         createDeadLetterTopics,
         Duration.ofSeconds(30),
         null,
-        dev.siglo.consumer.WorkerThreads.platform());
+        dev.siglo.consumer.WorkerThreads.platform(),
+        dev.siglo.consumer.engine.Batching.NONE);
   }
 
   private void start(KafkaRuntimeConfig settings) {
