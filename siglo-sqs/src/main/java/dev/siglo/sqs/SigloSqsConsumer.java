@@ -1,8 +1,10 @@
 package dev.siglo.sqs;
 
 import dev.siglo.consumer.AsyncMessageHandler;
+import dev.siglo.consumer.BatchMessageHandler;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
+import dev.siglo.consumer.engine.Batching;
 import dev.siglo.consumer.engine.ConsumerBuilder;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.engine.MessageProcessorConfig;
@@ -99,6 +101,24 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
    */
   public static <T> Builder<T> asyncBuilder(
       PayloadDecoder<T> decoder, AsyncMessageHandler<? super T> handler) {
+    return new Builder<>(decoder, handler);
+  }
+
+  /**
+   * A builder for a batch handler: {@code concurrency} batch workers each take up to {@code
+   * batchSize} received messages (waiting up to {@code batchLinger} for a batch to fill), at most
+   * one message of each FIFO group per batch; each message is deleted, made visible again or sent
+   * to the dead-letter queue on its own, after its own completion (see {@link
+   * BatchMessageHandler}). Unless {@code threads} says otherwise, {@code maxInFlight} is {@link
+   * #DEFAULT_MAX_IN_FLIGHT} or two batches, whichever is more.
+   *
+   * @param decoder decodes message bodies for the handler
+   * @param handler the batch handler
+   * @param <T> the decoded payload type
+   * @return a builder
+   */
+  public static <T> Builder<T> batchBuilder(
+      PayloadDecoder<T> decoder, BatchMessageHandler<T> handler) {
     return new Builder<>(decoder, handler);
   }
 
@@ -222,7 +242,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
     private String queueName;
     private int pollers = DEFAULT_POLLERS;
     private int concurrency = DEFAULT_CONCURRENCY;
-    private int maxInFlight = DEFAULT_MAX_IN_FLIGHT;
+    private Integer maxInFlight;
     private Duration waitTime = DEFAULT_WAIT_TIME;
     private Duration visibilityTimeout;
     private double heartbeatFraction = DEFAULT_HEARTBEAT_FRACTION;
@@ -235,6 +255,10 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
     }
 
     private Builder(PayloadDecoder<T> decoder, AsyncMessageHandler<? super T> handler) {
+      super(decoder, Objects.requireNonNull(handler, "handler"), defaultKeyExtractor());
+    }
+
+    private Builder(PayloadDecoder<T> decoder, BatchMessageHandler<T> handler) {
       super(decoder, Objects.requireNonNull(handler, "handler"), defaultKeyExtractor());
     }
 
@@ -365,13 +389,25 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
           throw new SigloConfigurationException("queue '" + queueName + "' does not exist", e);
         }
       }
+      Batching batching = batching();
+      int held = maxInFlight != null ? maxInFlight : DEFAULT_MAX_IN_FLIGHT;
+      if (batching.enabled() && maxInFlight == null) {
+        held = Math.max(Math.max(held, concurrency), 2 * batching.size());
+      } else if (batching.size() > held) {
+        throw new SigloConfigurationException(
+            "maxInFlight ("
+                + held
+                + ") must be at least batchSize ("
+                + batching.size()
+                + "): fewer messages held than a batch holds would never fill a batch");
+      }
       SqsRuntimeConfig config =
           new SqsRuntimeConfig(
               url,
               false,
               pollers,
               concurrency,
-              maxInFlight,
+              held,
               waitTime,
               visibilityTimeout,
               heartbeatFraction,
@@ -379,7 +415,8 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
               deadLetterQueueUrl,
               deadLetterDeclines,
               metricsOrNull(),
-              workerThreads());
+              workerThreads(),
+              batching);
       return new SigloSqsConsumer<>(client, config, processor());
     }
   }

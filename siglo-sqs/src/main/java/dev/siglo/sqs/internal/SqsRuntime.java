@@ -1,16 +1,12 @@
 package dev.siglo.sqs.internal;
 
-import dev.siglo.consumer.classify.ErrorClass;
 import dev.siglo.consumer.engine.Disposition;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.support.Time;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Semaphore;
@@ -48,6 +44,7 @@ public final class SqsRuntime {
 
   private final ExecutorService workers;
   private final QueueActions actions;
+  private final FollowUps followUps;
   private static final Duration RECEIVE_RETRY_PAUSE = Duration.ofSeconds(1);
   private static final Duration INTAKE_CHECK = Duration.ofSeconds(1);
 
@@ -63,7 +60,8 @@ public final class SqsRuntime {
   private final Time time;
   private final Heartbeat heartbeat;
   private final io.micrometer.core.instrument.DistributionSummary receivedPerCall; // or null
-  private final Map<String, ArrayDeque<Message>> groups = new HashMap<>();
+  private final FifoGroups groups = new FifoGroups();
+  private final MessageBatches batches; // null unless the handler is a batch handler
   private final List<Thread> pollers = new ArrayList<>();
   private volatile boolean stopping;
   private final AtomicReference<Throwable> failure = new AtomicReference<>();
@@ -93,6 +91,7 @@ public final class SqsRuntime {
     this.workers =
         settings.workerThreads().executor("siglo-sqs-worker-" + queueName, settings.concurrency());
     this.actions = new QueueActions(sqs, settings);
+    this.followUps = new FollowUps(actions, settings, processor, queueName, this::fail);
     this.heartbeat = new Heartbeat(actions::changeVisibility, settings, time);
     if (settings.metrics() != null) {
       settings.metrics().inFlight("sqs", queueName, inFlight::get);
@@ -100,11 +99,20 @@ public final class SqsRuntime {
     }
     this.receivedPerCall =
         settings.metrics() == null ? null : settings.metrics().received("sqs", queueName);
+    this.batches =
+        settings.batching().enabled()
+            ? new MessageBatches(settings.batching().size(), settings.batching().linger())
+            : null;
   }
 
-  /** Starts the pollers. */
+  /** Starts the pollers (and, for a batch handler, the batch workers). */
   public void start() {
     heartbeat.startTicking();
+    if (batches != null) {
+      for (int i = 0; i < settings.concurrency(); i++) {
+        workers.execute(this::batchLoop);
+      }
+    }
     for (int i = 0; i < settings.pollers(); i++) {
       Thread t = new Thread(this::poll, "siglo-sqs-poller-" + queueName + "-" + (i + 1));
       t.setDaemon(true);
@@ -220,20 +228,22 @@ public final class SqsRuntime {
   }
 
   private void dispatch(Message m) {
-    String group = SqsMessages.groupOf(m);
-    if (!settings.fifo() || group == null) {
+    String group = groupOf(m);
+    if (group != null && !groups.admit(group, m)) {
+      return; // waits behind its group's running message
+    }
+    if (batches != null) {
+      batches.add(m);
+    } else if (group == null) {
       execute(() -> runOne(m), m);
-      return;
+    } else {
+      execute(() -> runGroup(group, m), m);
     }
-    synchronized (groups) {
-      ArrayDeque<Message> lane = groups.get(group);
-      if (lane != null) {
-        lane.add(m);
-        return;
-      }
-      groups.put(group, new ArrayDeque<>());
-    }
-    execute(() -> runGroup(group, m), m);
+  }
+
+  /** The message's FIFO group, or {@code null} on a standard queue. */
+  private String groupOf(Message m) {
+    return settings.fifo() ? SqsMessages.groupOf(m) : null;
   }
 
   /** Hands work to the workers; once they are shut down (the runtime stops), releases instead. */
@@ -262,18 +272,81 @@ public final class SqsRuntime {
       if (stopping || !processor.intake().isOpen()) {
         release(m);
       } else if (handle(m) instanceof Disposition.NackRetry) {
-        List<Message> rest;
-        synchronized (groups) {
-          rest = new ArrayList<>(groups.remove(group));
-        }
-        rest.forEach(this::release);
+        groups.drop(group).forEach(this::release);
         return;
       }
-      synchronized (groups) {
-        m = groups.get(group).poll();
-        if (m == null) {
-          groups.remove(group);
+      m = groups.next(group);
+    }
+  }
+
+  /**
+   * A batch worker: takes batches until the runtime stops; a batch taken while intake is paused is
+   * released (with the messages waiting behind its FIFO groups).
+   */
+  private void batchLoop() {
+    while (!stopping) {
+      List<Message> batch;
+      try {
+        batch = batches.take(INTAKE_CHECK);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+      if (batch.isEmpty()) {
+        continue;
+      }
+      if (stopping || !processor.intake().isOpen()) {
+        batch.forEach(this::releaseWithGroup);
+        continue;
+      }
+      List<Disposition> ds = handleAll(batch);
+      for (int i = 0; i < batch.size(); i++) {
+        String group = groupOf(batch.get(i));
+        if (group == null) {
+          continue;
         }
+        if (ds.get(i) instanceof Disposition.NackRetry) {
+          groups.drop(group).forEach(this::release);
+        } else {
+          Message next = groups.next(group);
+          if (next != null) {
+            batches.add(next);
+          }
+        }
+      }
+    }
+  }
+
+  private void releaseWithGroup(Message m) {
+    release(m);
+    String group = groupOf(m);
+    if (group != null) {
+      groups.drop(group).forEach(this::release);
+    }
+  }
+
+  /** Runs a batch through the engine, then each message's delete, visibility change or DLQ send. */
+  private List<Disposition> handleAll(List<Message> batch) {
+    List<dev.siglo.consumer.Message> messages = new ArrayList<>(batch.size());
+    for (Message m : batch) {
+      heartbeat.start(m);
+      messages.add(SqsMessages.toMessage(m, queueName));
+    }
+    try {
+      return processor.processAll(
+          messages,
+          (i, d) -> followUps.applyOrRetry(batch.get(i), d, messages.get(i).deliveryAttempt()));
+    } catch (RuntimeException e) {
+      List<Disposition> out = new ArrayList<>(batch.size());
+      for (Message m : batch) {
+        out.add(followUps.notApplied(m, e));
+      }
+      return out;
+    } finally {
+      for (Message m : batch) {
+        heartbeat.stop(m);
+        inFlight.decrementAndGet();
+        permits.release();
       }
     }
   }
@@ -282,63 +355,14 @@ public final class SqsRuntime {
     heartbeat.start(m);
     try {
       dev.siglo.consumer.Message message = SqsMessages.toMessage(m, queueName);
-      return processor.process(message, d -> apply(m, d, message.deliveryAttempt()));
+      return processor.process(message, d -> followUps.apply(m, d, message.deliveryAttempt()));
     } catch (Exception e) {
-      log.warn(
-          "message {} of {}: {}; it becomes visible again after its timeout",
-          m.messageId(),
-          queueName,
-          e.toString());
-      return new Disposition.NackRetry(settings.visibilityTimeout(), e, 0);
+      return followUps.notApplied(m, e);
     } finally {
       heartbeat.stop(m);
       inFlight.decrementAndGet();
       permits.release();
     }
-  }
-
-  private void apply(Message m, Disposition d, int attempts) throws Exception {
-    if (d instanceof Disposition.Ack) {
-      actions.delete(m);
-    } else if (d instanceof Disposition.AckDeclined declined) {
-      if (settings.deadLetterDeclines()
-          && settings.deadLetterQueueUrl() != null
-          && !declined.replayed()) {
-        processor.deadLettering(
-            deadLetterQueueName(),
-            () -> {
-              actions.sendToDeadLetterQueue(
-                  m, "DECLINED", ErrorClass.PERMANENT, declined.cause(), attempts);
-              return null;
-            });
-      }
-      actions.delete(m);
-    } else if (d instanceof Disposition.NackRetry nack) {
-      SigloConfigurationException broken = SigloConfigurationException.in(nack.cause());
-      if (broken != null) {
-        fail(broken);
-      }
-      actions.changeVisibility(m, nack.delay());
-    } else if (d instanceof Disposition.DeadLetter dead) {
-      if (settings.deadLetterQueueUrl() != null) {
-        processor.deadLettering(
-            deadLetterQueueName(),
-            () -> {
-              actions.sendToDeadLetterQueue(
-                  m, dead.reason().name(), dead.errorClass(), dead.cause(), attempts);
-              return null;
-            });
-        actions.delete(m);
-      } else {
-        // no explicit dead-letter queue: the queue's redrive policy moves it after maxReceiveCount
-        actions.changeVisibility(m, Duration.ZERO);
-      }
-    }
-  }
-
-  private String deadLetterQueueName() {
-    String url = settings.deadLetterQueueUrl();
-    return url.substring(url.lastIndexOf('/') + 1);
   }
 
   private void release(Message m) {
@@ -391,6 +415,9 @@ public final class SqsRuntime {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       workers.shutdownNow();
+    }
+    if (batches != null) {
+      batches.drain().forEach(this::releaseWithGroup); // received, never started
     }
     heartbeat.close();
     actions.close();

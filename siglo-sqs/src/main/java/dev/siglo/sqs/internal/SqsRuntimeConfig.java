@@ -1,5 +1,6 @@
 package dev.siglo.sqs.internal;
 
+import dev.siglo.consumer.engine.Batching;
 import java.time.Duration;
 
 /**
@@ -21,6 +22,8 @@ import java.time.Duration;
  * @param deadLetterDeclines whether permanent declines are also copied to that queue
  * @param metrics where the in-flight gauge goes, or null
  * @param workerThreads the threads the workers run on
+ * @param batching batches for a batch handler (then {@code concurrency} batch workers), else {@link
+ *     Batching#NONE}
  */
 public record SqsRuntimeConfig(
     String queueUrl,
@@ -35,7 +38,8 @@ public record SqsRuntimeConfig(
     String deadLetterQueueUrl,
     boolean deadLetterDeclines,
     dev.siglo.consumer.metrics.SigloMetrics metrics,
-    dev.siglo.consumer.WorkerThreads workerThreads) {
+    dev.siglo.consumer.WorkerThreads workerThreads,
+    Batching batching) {
 
   /**
    * This configuration completed with what the queue says at start.
@@ -58,6 +62,7 @@ public record SqsRuntimeConfig(
         deadLetterQueueUrl,
         deadLetterDeclines,
         metrics,
-        workerThreads);
+        workerThreads,
+        batching);
   }
 }

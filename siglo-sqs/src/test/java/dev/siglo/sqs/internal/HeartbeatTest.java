@@ -45,7 +45,8 @@ class HeartbeatTest {
           null,
           false,
           null,
-          dev.siglo.consumer.WorkerThreads.platform());
+          dev.siglo.consumer.WorkerThreads.platform(),
+          dev.siglo.consumer.engine.Batching.NONE);
   private final Heartbeat heartbeat =
       new Heartbeat(
           (m, visibility) -> extensions.add(m.messageId() + "/" + visibility), settings, time);

@@ -32,7 +32,8 @@ class QueueActionsTest {
         null,
         false,
         null,
-        dev.siglo.consumer.WorkerThreads.platform());
+        dev.siglo.consumer.WorkerThreads.platform(),
+        dev.siglo.consumer.engine.Batching.NONE);
   }
 
   /** Deletes answer once {@code together} of them are in flight at once (or after 10 s). */
