@@ -12,9 +12,10 @@ import java.util.Locale;
  * baselines measured in the same run, and writes it as Markdown when {@code --out} names a file.
  *
  * <p>Arguments: {@code --size=tiny|default|full} (default {@code default}), {@code
- * --only=kafka,slow,shapes,share,sqs,storm,micro} (default all), {@code --out=docs/BENCHMARKS.md}.
- * Exit code 0 when every run was correct; 1 when a correctness check failed (a record lost or
- * handled twice, an offset or a queue left behind), and nothing is written; 2 on bad arguments.
+ * --only=kafka,slow,shapes,batch,share,sqs,storm,micro} (default all), {@code
+ * --out=docs/BENCHMARKS.md}. Exit code 0 when every run was correct; 1 when a correctness check
+ * failed (a record lost or handled twice, an offset or a queue left behind), and nothing is
+ * written; 2 on bad arguments.
  */
 public final class BenchMain {
   /** The command that runs the benchmark at its default size and writes docs/BENCHMARKS.md. */
@@ -73,6 +74,9 @@ public final class BenchMain {
       }
       if (options.scenarios().contains("shapes")) {
         new HandlerShapes(servers, size, report).run();
+      }
+      if (options.scenarios().contains("batch")) {
+        new BatchWrites(servers, size, report).run();
       }
       if (options.scenarios().contains("share")) {
         new ShareThroughput(servers, size, report).run();

@@ -7,7 +7,7 @@ import java.util.Set;
 
 /**
  * The command line: {@code --size=tiny|default|full}, {@code
- * --only=kafka,slow,shapes,share,sqs,storm,micro}, {@code --out=docs/BENCHMARKS.md} (no file
+ * --only=kafka,slow,shapes,batch,share,sqs,storm,micro}, {@code --out=docs/BENCHMARKS.md} (no file
  * without it).
  *
  * @param sizeName the size's name
@@ -17,7 +17,7 @@ import java.util.Set;
  */
 record BenchOptions(String sizeName, Size size, Set<String> scenarios, Path out) {
   static final List<String> ALL =
-      List.of("kafka", "slow", "shapes", "share", "sqs", "storm", "micro");
+      List.of("kafka", "slow", "shapes", "batch", "share", "sqs", "storm", "micro");
 
   static BenchOptions parse(String... args) {
     String size = "default";

@@ -37,11 +37,13 @@ class BenchSmokeIT {
         .contains("| " + SqsThroughput.SCENARIO + " |")
         .contains("| " + ShareThroughput.SCENARIO + " | plain KafkaShareConsumer loop")
         .contains("| " + DuplicateStorm.SCENARIO + " |")
+        .contains("| " + BatchWrites.SCENARIO + " | batch handler")
+        .contains("| " + BatchWrites.SCENARIO + " | database calls per message")
         .contains("| " + MicroBenchmarks.SCENARIO + " | sigloProcess |")
         .contains("per-message overhead");
     assertThat(md.split("\n"))
         .filteredOn(l -> l.startsWith("- ") && l.contains("exactly once"))
-        .hasSize(5);
+        .hasSize(7);
     assertThat(report.text()).contains("check passed");
   }
 
