@@ -13,10 +13,12 @@ import dev.siglo.consumer.support.Ticker;
 import dev.siglo.consumer.support.Time;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicReferenceArray;
 import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
@@ -39,7 +41,9 @@ import org.slf4j.LoggerFactory;
  * <p>A claim is held in a slot of its thread's own small array (the message claim and the step
  * claims nested in it), which the renewing thread scans: holding and releasing a claim is a
  * volatile write, with no shared map to update per message. A thread holding more than {@link
- * #SLOTS} claims at once puts the rest in a shared set.
+ * #SLOTS} claims at once (a batch handler's) puts the rest in a shared set. Threads register their
+ * slots once, in a lock-free queue (a thread per message, as with virtual threads, registers one
+ * per message: a constant-time add), and the scan drops the slots of threads that ended.
  */
 final class LeaseKeeper implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(LeaseKeeper.class);
@@ -101,7 +105,7 @@ final class LeaseKeeper implements AutoCloseable {
   private final EventSink events;
   private final StoreOutage outage;
   private final Set<Held> overflow = ConcurrentHashMap.newKeySet();
-  private final List<Slots> threads = new CopyOnWriteArrayList<>();
+  private final Queue<Slots> threads = new ConcurrentLinkedQueue<>();
   private final ThreadLocal<Slots> mine =
       ThreadLocal.withInitial(
           () -> {
@@ -152,7 +156,8 @@ final class LeaseKeeper implements AutoCloseable {
   /** Every claim held now, from every thread's slots and the shared set. */
   private List<Held> all() {
     List<Held> out = new ArrayList<>(overflow);
-    for (Slots s : threads) {
+    for (Iterator<Slots> it = threads.iterator(); it.hasNext(); ) {
+      Slots s = it.next();
       boolean any = false;
       for (int i = 0; i < SLOTS; i++) {
         Held h = s.held.get(i);
@@ -162,10 +167,17 @@ final class LeaseKeeper implements AutoCloseable {
         }
       }
       if (!any && !s.owner.isAlive()) {
-        threads.remove(s); // its thread ended holding nothing: forget its slots
+        it.remove(); // its thread ended holding nothing: forget its slots
       }
     }
     return out;
+  }
+
+  /**
+   * @return the threads whose slots are registered (tests: the slots of ended threads are dropped)
+   */
+  int registeredThreads() {
+    return threads.size();
   }
 
   /**

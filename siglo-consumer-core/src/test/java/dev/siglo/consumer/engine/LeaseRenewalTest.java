@@ -312,4 +312,24 @@ class LeaseRenewalTest {
     assertThat(renewals).as("renewed at the first tick after the store's return").hasValue(2);
     keeper.close();
   }
+
+  @Test
+  void aThreadPerMessageLeavesNoSlotsBehindOnceItsThreadsEnded() throws Exception {
+    DefaultMessageProcessor<String> p = processor((payload, ctx) -> payload, time);
+    for (int i = 0; i < 200; i++) {
+      String key = "per-task-" + i;
+      Thread t = new Thread(() -> p.process(Messages.keyed(key, "{}")));
+      t.start();
+      t.join(10_000);
+      assertThat(t.isAlive()).isFalse();
+    }
+    assertThat(p.leases().registeredThreads()).isGreaterThan(0);
+
+    p.leases().renewDue();
+
+    assertThat(p.leases().registeredThreads())
+        .as("the scan drops the slots of the threads that ended")
+        .isZero();
+    assertThat(p.leases().held()).isZero();
+  }
 }
