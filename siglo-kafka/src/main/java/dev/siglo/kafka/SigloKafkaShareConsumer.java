@@ -1,8 +1,10 @@
 package dev.siglo.kafka;
 
 import dev.siglo.consumer.AsyncMessageHandler;
+import dev.siglo.consumer.BatchMessageHandler;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
+import dev.siglo.consumer.engine.Batching;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.kafka.internal.SharePollLoop;
@@ -104,6 +106,24 @@ public final class SigloKafkaShareConsumer<T> implements AutoCloseable {
    */
   public static <T> Builder<T> asyncBuilder(
       PayloadDecoder<T> decoder, AsyncMessageHandler<? super T> handler) {
+    return new Builder<>(decoder, handler);
+  }
+
+  /**
+   * A builder for a batch handler: each worker takes up to {@code batchSize} of the acquired
+   * records at once (a share group's poll brings its records together, so a batch takes what is
+   * there and does not linger); each record is acknowledged on its own after its own completion
+   * (see {@link BatchMessageHandler}). {@code concurrency} is the number of batches running at
+   * once; unless set, {@code maxInFlight} holds two batches or {@value
+   * #DEFAULT_IN_FLIGHT_PER_WORKER} records per worker, whichever is more.
+   *
+   * @param decoder decodes record values for the handler
+   * @param handler the batch handler
+   * @param <T> the decoded payload type
+   * @return a builder
+   */
+  public static <T> Builder<T> batchBuilder(
+      PayloadDecoder<T> decoder, BatchMessageHandler<T> handler) {
     return new Builder<>(decoder, handler);
   }
 
@@ -223,6 +243,10 @@ public final class SigloKafkaShareConsumer<T> implements AutoCloseable {
       super(decoder, handler);
     }
 
+    private Builder(PayloadDecoder<T> decoder, BatchMessageHandler<T> handler) {
+      super(decoder, handler);
+    }
+
     @Override
     protected Builder<T> self() {
       return this;
@@ -272,7 +296,18 @@ public final class SigloKafkaShareConsumer<T> implements AutoCloseable {
                   + " with maxInFlight");
         }
       }
+      Batching batching = batching();
       int inFlight = maxInFlight != null ? maxInFlight : concurrency * DEFAULT_IN_FLIGHT_PER_WORKER;
+      if (batching.enabled() && maxInFlight == null) {
+        inFlight = Math.max(inFlight, 2 * batching.size());
+      } else if (batching.size() > inFlight) {
+        throw new SigloConfigurationException(
+            "maxInFlight ("
+                + inFlight
+                + ") must be at least batchSize ("
+                + batching.size()
+                + "): fewer records acquired than a batch holds would never fill a batch");
+      }
       client.put("share.acknowledgement.mode", "explicit");
       client.putIfAbsent("share.acquire.mode", "record_limit");
       client.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, inFlight);
@@ -291,7 +326,8 @@ public final class SigloKafkaShareConsumer<T> implements AutoCloseable {
               SigloKafkaConsumer.DEAD_LETTER_TIMEOUT,
               autoOffsetReset,
               metricsOrNull(),
-              workerThreads());
+              workerThreads(),
+              batching);
       return new SigloKafkaShareConsumer<>(settings, processor(), shutdownHook);
     }
   }

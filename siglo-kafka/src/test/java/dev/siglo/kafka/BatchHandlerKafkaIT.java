@@ -250,4 +250,70 @@ class BatchHandlerKafkaIT {
     assertThat(effects.values()).allMatch(n -> n.get() == 1);
     assertThat(deadLettered).as("no healthy message dead-lettered").hasValue(0);
   }
+
+  @Test
+  void twoShareConsumersWithBatchHandlersRunEachKeyOnceAndEndEachRecordOnItsOwn() throws Exception {
+    String topic = unique("batch-share");
+    String group = unique("sg");
+    KAFKA.broker().createTopics(1, topic, topic + "-dlt");
+    int keys = 100;
+    for (int copy = 0; copy < 3; copy++) {
+      for (int k = 0; k < keys; k++) {
+        kafka.send(topic, 0, null, "order-" + k, "order-" + k);
+      }
+    }
+    kafka.send(topic, 0, null, "declined", "declined");
+    kafka.send(topic, 0, null, "poison", "poison-1");
+    kafka.flush();
+    InMemoryIdempotencyStore store = InMemoryIdempotencyStore.of();
+    AtomicInteger ended = new AtomicInteger();
+    List<SigloKafkaShareConsumer<String>> consumers = new CopyOnWriteArrayList<>();
+    try {
+      for (int i = 0; i < 2; i++) {
+        SigloKafkaShareConsumer<String> c =
+            SigloKafkaShareConsumer.batchBuilder(
+                    DECODER,
+                    (List<BatchItem<String>> batch) -> {
+                      batchSizes.add(batch.size());
+                      BatchResult.Builder r = BatchResult.builder();
+                      for (BatchItem<String> item : batch) {
+                        if (item.value().equals("declined")) {
+                          r.failure(item, new PermanentException("card declined"));
+                        } else {
+                          effect(item.value());
+                        }
+                      }
+                      return r.build();
+                    })
+                .bootstrapServers(KAFKA.broker().bootstrapServers())
+                .groupId(group)
+                .topics(topic)
+                .store(store)
+                .listener(
+                    e -> {
+                      if (e instanceof SigloEvent.Processed
+                          || e instanceof SigloEvent.Duplicate
+                          || e instanceof SigloEvent.Declined
+                          || e instanceof SigloEvent.DeadLettered) {
+                        ended.incrementAndGet();
+                      }
+                    })
+                .build();
+        consumers.add(c);
+        c.start();
+      }
+      await().atMost(Duration.ofSeconds(90)).until(() -> ended.get() >= 3 * keys + 2);
+    } finally {
+      consumers.forEach(SigloKafkaShareConsumer::close);
+    }
+    assertThat(effects).hasSize(keys);
+    assertThat(effects.values()).allMatch(n -> n.get() == 1);
+    assertThat(batchSizes.stream().mapToInt(Integer::intValue).max().orElseThrow())
+        .isGreaterThan(1);
+    List<ConsumerRecord<byte[], byte[]>> dead = kafka.readAll(topic + "-dlt", 1);
+    assertThat(dead)
+        .extracting(r -> KafkaTestSupport.header(r, "siglo.dlt.reason"))
+        .containsExactly("POISON_PAYLOAD");
+    assertThat(consumers).allSatisfy(c -> assertThat(c.failedAcknowledgements()).isZero());
+  }
 }

@@ -72,19 +72,6 @@ final class Dispatcher {
    * @param time the time retry delays are measured on
    * @param intake while it is closed no record is handed to a worker, and a record handed over
    *     before it closed is answered with an uncounted retry instead of running
-   */
-  Dispatcher(
-      Ordering ordering,
-      int concurrency,
-      Executor workers,
-      RecordRunner runner,
-      OffsetCommitter offsets,
-      Time time,
-      IntakeGate intake) {
-    this(ordering, concurrency, workers, runner, offsets, time, intake, 0, Duration.ZERO);
-  }
-
-  /**
    * @param batchSize the most records a worker runs at once; 0 runs them one by one
    * @param linger how long a batch that is not full waits for more records
    */

@@ -9,6 +9,7 @@ import dev.siglo.kafka.internal.ShareInFlight.Held;
 import dev.siglo.kafka.internal.ShareInFlight.State;
 import io.micrometer.core.instrument.Counter;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -71,7 +72,7 @@ public final class SharePollLoop implements Runnable {
   private final Time time;
   private final IntakeGate intake;
   private final ShareInFlight held = new ShareInFlight();
-  private final BlockingQueue<Completion> completions = new LinkedBlockingQueue<>();
+  private final BlockingQueue<List<Completion>> completions = new LinkedBlockingQueue<>();
   private final AtomicInteger inFlightGauge = new AtomicInteger();
   private final Map<AcknowledgeType, Counter> failureCounters =
       new EnumMap<>(AcknowledgeType.class);
@@ -80,7 +81,8 @@ public final class SharePollLoop implements Runnable {
   private volatile boolean stopRequested;
   private volatile Duration closeTimeout = Duration.ofSeconds(30);
   private int deliveryLimit = ShareGroupSetup.DEFAULT_DELIVERY_COUNT_LIMIT;
-  private int running;
+  private int running; // records running
+  private int runningTasks; // workers running (a record each, or a batch)
   private long lastPoll;
   private boolean acksUnsent;
   private boolean gateClosed;
@@ -275,39 +277,56 @@ public final class SharePollLoop implements Runnable {
     if (gateClosed) {
       return;
     }
-    while (running < settings.concurrency()) {
-      Held h = held.nextQueued();
-      if (h == null) {
+    int batchSize = Math.max(1, settings.batching().size());
+    while (runningTasks < settings.concurrency()) {
+      List<Work> batch = new ArrayList<>(Math.min(batchSize, 64));
+      while (batch.size() < batchSize) {
+        Held h = held.nextQueued();
+        if (h == null) {
+          break;
+        }
+        if (stopRequested && releasable(h)) {
+          acknowledge(c, h, AcknowledgeType.RELEASE);
+          continue;
+        }
+        h.state = State.RUNNING;
+        h.work.dispatchedAttempt = h.deliveryCount();
+        batch.add(h.work);
+      }
+      if (batch.isEmpty()) {
         break;
       }
-      if (stopRequested && releasable(h)) {
-        acknowledge(c, h, AcknowledgeType.RELEASE);
-        continue;
+      running += batch.size();
+      runningTasks++;
+      workers.execute(() -> completions.add(runTask(batch)));
+    }
+  }
+
+  /** Runs one record, or (a batch handler's) a batch, on a worker: its answers, one per record. */
+  private List<Completion> runTask(List<Work> batch) {
+    try {
+      return settings.batching().enabled()
+          ? runner.runAll(batch)
+          : List.of(runner.run(batch.get(0), batch.get(0).dispatchedAttempt));
+    } catch (Throwable t) {
+      List<Completion> fatal = new ArrayList<>(batch.size());
+      for (Work w : batch) {
+        fatal.add(new Completion(w, null, t));
       }
-      h.state = State.RUNNING;
-      running++;
-      int attempt = h.deliveryCount();
-      Work w = h.work;
-      workers.execute(
-          () -> {
-            Completion done;
-            try {
-              done = runner.run(w, attempt);
-            } catch (Throwable t) {
-              done = new Completion(w, null, t);
-            }
-            completions.add(done);
-          });
+      return fatal;
     }
   }
 
   private void applyCompletions(ShareConsumer<byte[], byte[]> c, long waitMillis)
       throws InterruptedException {
-    Completion first =
+    List<Completion> first =
         waitMillis > 0 ? completions.poll(waitMillis, TimeUnit.MILLISECONDS) : completions.poll();
-    for (Completion done = first; done != null; done = completions.poll()) {
-      running--;
-      complete(c, done);
+    for (List<Completion> task = first; task != null; task = completions.poll()) {
+      runningTasks--;
+      for (Completion done : task) {
+        running--;
+        complete(c, done);
+      }
     }
   }
 

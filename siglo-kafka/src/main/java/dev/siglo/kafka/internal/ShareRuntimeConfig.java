@@ -26,6 +26,8 @@ import java.util.function.Function;
  *     its own, or {@code null} to leave the group's
  * @param metrics where gauges and counters go, or null
  * @param workerThreads the threads the workers run on
+ * @param batching batches for a batch handler (taken from the queued records at once, without
+ *     lingering), else {@code Batching.NONE}
  */
 public record ShareRuntimeConfig(
     Map<String, Object> clientProperties,
@@ -40,4 +42,5 @@ public record ShareRuntimeConfig(
     Duration deadLetterTimeout,
     String autoOffsetReset,
     SigloMetrics metrics,
-    dev.siglo.consumer.WorkerThreads workerThreads) {}
+    dev.siglo.consumer.WorkerThreads workerThreads,
+    dev.siglo.consumer.engine.Batching batching) {}

@@ -54,7 +54,7 @@ class DispatcherTest {
   }
 
   private Dispatcher dispatcher(Ordering ordering, Executor workers) {
-    return new Dispatcher(ordering, 4, workers, runner, offsets, time, gate);
+    return new Dispatcher(ordering, 4, workers, runner, offsets, time, gate, 0, Duration.ZERO);
   }
 
   private void poll(Dispatcher d, long offset, String key) {
@@ -237,7 +237,9 @@ class DispatcherTest {
             (w, attempt) -> new Completion(w, null, new OutOfMemoryError("heap")),
             offsets,
             time,
-            gate);
+            gate,
+            0,
+            Duration.ZERO);
     poll(d, 0, "a");
     d.dispatch();
 

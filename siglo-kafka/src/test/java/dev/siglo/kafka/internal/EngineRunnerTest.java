@@ -97,7 +97,9 @@ class EngineRunnerTest {
             (w, attempt) -> c,
             offsets,
             new ManualTime(),
-            new SwitchGate());
+            new SwitchGate(),
+            0,
+            java.time.Duration.ZERO);
     d.add(c.work().record, TP);
     d.dispatch();
 
