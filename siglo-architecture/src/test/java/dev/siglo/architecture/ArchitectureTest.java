@@ -36,8 +36,10 @@ class ArchitectureTest {
   /** The engine's public types: the runtime SPI. Everything else in the engine is hidden. */
   private static final Set<String> ENGINE_SPI =
       Set.of(
+          "Batching",
           "ConsumerBuilder",
           "Disposition",
+          "HandlerShape",
           "IntakeGate",
           "MessageProcessor",
           "MessageProcessorConfig");

@@ -1,5 +1,6 @@
 package dev.siglo.launcher;
 
+import dev.siglo.consumer.engine.HandlerShape;
 import dev.siglo.kafka.Ordering;
 import dev.siglo.kafka.SigloKafkaConsumer;
 import dev.siglo.kafka.SigloKafkaShareConsumer;
@@ -72,7 +73,13 @@ final class KafkaLaunch {
         return startShare(config, settings, out, summary, started, topics, properties);
       }
       SigloKafkaConsumer.Builder<T> b =
-          SigloKafkaConsumer.builder(settings.decoder(), settings.handler())
+          settings
+              .handler()
+              .builder(
+                  settings.decoder(),
+                  SigloKafkaConsumer::builder,
+                  SigloKafkaConsumer::asyncBuilder,
+                  SigloKafkaConsumer::batchBuilder)
               .bootstrapServers(servers)
               .groupId(group)
               .topics(topics.toArray(String[]::new))
@@ -108,7 +115,13 @@ final class KafkaLaunch {
     String suffix = config.required(LauncherKey.KAFKA_DLT_SUFFIX);
     String reset = config.required(LauncherKey.KAFKA_SHARE_AUTO_OFFSET_RESET);
     SigloKafkaShareConsumer.Builder<T> b =
-        SigloKafkaShareConsumer.builder(settings.decoder(), settings.handler())
+        settings
+            .handler()
+            .builder(
+                settings.decoder(),
+                SigloKafkaShareConsumer::builder,
+                SigloKafkaShareConsumer::asyncBuilder,
+                SigloKafkaShareConsumer::batchBuilder)
             .bootstrapServers(config.required(LauncherKey.KAFKA_BOOTSTRAP))
             .groupId(config.required(LauncherKey.KAFKA_GROUP))
             .topics(topics.toArray(String[]::new))
@@ -130,10 +143,17 @@ final class KafkaLaunch {
         started);
   }
 
+  /**
+   * The share consumer's in-flight bound: set, else the builder's default (two batches at least).
+   */
   private static int inFlight(LauncherConfig config, LaunchSettings<?> settings) {
-    return config.isSet(LauncherKey.KAFKA_SHARE_MAX_IN_FLIGHT)
-        ? config.positiveInt(LauncherKey.KAFKA_SHARE_MAX_IN_FLIGHT)
-        : settings.concurrency() * SigloKafkaShareConsumer.DEFAULT_IN_FLIGHT_PER_WORKER;
+    if (config.isSet(LauncherKey.KAFKA_SHARE_MAX_IN_FLIGHT)) {
+      return config.positiveInt(LauncherKey.KAFKA_SHARE_MAX_IN_FLIGHT);
+    }
+    int perWorker = settings.concurrency() * SigloKafkaShareConsumer.DEFAULT_IN_FLIGHT_PER_WORKER;
+    return settings.handler().kind() == HandlerShape.Kind.BATCH
+        ? Math.max(perWorker, 2 * settings.batching().size())
+        : perWorker;
   }
 
   private static boolean bool(LauncherConfig config, LauncherKey key) {

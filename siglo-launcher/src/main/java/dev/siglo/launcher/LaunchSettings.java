@@ -1,16 +1,18 @@
 package dev.siglo.launcher;
 
 import dev.siglo.consumer.IdempotencyConfig;
-import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.WorkerThreads;
 import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.engine.Batching;
 import dev.siglo.consumer.engine.ConsumerBuilder;
+import dev.siglo.consumer.engine.HandlerShape;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.store.IdempotencyStore;
 import java.io.PrintStream;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.Deque;
 import java.util.concurrent.CompletableFuture;
@@ -23,7 +25,9 @@ import java.util.stream.Collectors;
  */
 record LaunchSettings<T>(
     PayloadDecoder<T> decoder,
-    MessageHandler<T> handler,
+    HandlerShape<T> handler,
+    Batching batching,
+    Duration asyncTimeout,
     ErrorClassifier classifier,
     RetryConfig retry,
     IdempotencyKeys keys,
@@ -75,9 +79,7 @@ record LaunchSettings<T>(
       built.startUpkeep().run();
       summary
           .add("store", built.description())
-          .add(
-              "handler",
-              handler.getClass().getName() + ", payload " + config.get(LauncherKey.PAYLOAD))
+          .add("handler", handler + ", payload " + config.get(LauncherKey.PAYLOAD) + shapeDetail())
           .add(
               "key",
               (config.get(LauncherKey.KEY) == null
@@ -87,7 +89,13 @@ record LaunchSettings<T>(
                   + orDash(config.get(LauncherKey.KEY_NAMESPACE))
                   + ", version "
                   + orDash(config.get(LauncherKey.KEY_VERSION)))
-          .add("concurrency", concurrency + " on " + workerThreads + " threads")
+          .add(
+              "concurrency",
+              concurrency
+                  + (handler.kind() == HandlerShape.Kind.BATCH ? " batches" : "")
+                  + " on "
+                  + workerThreads
+                  + " threads")
           .add(
               "retries",
               retry.maxAttempts()
@@ -126,8 +134,22 @@ record LaunchSettings<T>(
     }
   }
 
+  /** The summary's word on the handler's own settings. */
+  private String shapeDetail() {
+    return switch (handler.kind()) {
+      case MESSAGE -> "";
+      case ASYNC -> ", stage timeout " + asyncTimeout;
+      case BATCH -> ", batches of up to " + batching.size() + " (linger " + batching.linger() + ")";
+    };
+  }
+
   /** Sets what both runtimes' builders share. */
   <B extends ConsumerBuilder<T, B>> B apply(B builder, Started started) {
+    if (handler.kind() == HandlerShape.Kind.BATCH) {
+      builder.batchSize(batching.size()).batchLinger(batching.linger());
+    } else if (handler.kind() == HandlerShape.Kind.ASYNC) {
+      builder.asyncTimeout(asyncTimeout);
+    }
     builder
         .store(started.store)
         .classifier(classifier)

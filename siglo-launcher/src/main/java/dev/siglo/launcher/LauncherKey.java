@@ -2,6 +2,8 @@ package dev.siglo.launcher;
 
 import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.RetryConfig;
+import dev.siglo.consumer.engine.ConsumerBuilder;
+import dev.siglo.consumer.engine.MessageProcessorConfig;
 import dev.siglo.kafka.SigloKafkaConsumer;
 import dev.siglo.kafka.SigloKafkaShareConsumer;
 import dev.siglo.sqs.SigloSqsConsumer;
@@ -26,7 +28,8 @@ public enum LauncherKey {
   HANDLER(
       "siglo.handler",
       null,
-      "class implementing `MessageHandler`, with a public no-argument constructor"),
+      "class implementing `MessageHandler`, `AsyncMessageHandler` or `BatchMessageHandler`, with a"
+          + " public no-argument constructor"),
   /** How payloads are decoded. */
   PAYLOAD("siglo.payload", "utf8", "`utf8`, `bytes`, or `json:<class>`"),
   /** Where the key is. */
@@ -211,6 +214,22 @@ public enum LauncherKey {
       "`platform`: a fixed pool of `siglo.concurrency` threads; `virtual`: a virtual thread per"
           + " running handler, at most `siglo.concurrency` at once (JDK 21+; refused at start on an"
           + " older JVM)"),
+  /** Batch size. */
+  BATCH_SIZE(
+      "siglo.batch.size",
+      String.valueOf(ConsumerBuilder.DEFAULT_BATCH_SIZE),
+      "a `BatchMessageHandler`'s most messages at once (at most one per key, partition or FIFO"
+          + " group); `siglo.concurrency` is then the batches running at once"),
+  /** Batch linger. */
+  BATCH_LINGER(
+      "siglo.batch.linger",
+      ConsumerBuilder.DEFAULT_BATCH_LINGER.toString(),
+      "how long a batch that is not full waits for more messages (ISO-8601; `PT0S`: none)"),
+  /** Async timeout. */
+  ASYNC_TIMEOUT(
+      "siglo.async.timeout",
+      MessageProcessorConfig.DEFAULT_ASYNC_TIMEOUT.toString(),
+      "an `AsyncMessageHandler`'s stage not complete by then is cancelled and fails transiently"),
   /** Tracing. */
   TRACING(
       "siglo.tracing",

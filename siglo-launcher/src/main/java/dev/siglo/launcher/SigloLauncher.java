@@ -2,17 +2,19 @@ package dev.siglo.launcher;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.siglo.consumer.IdempotencyConfig;
-import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.WorkerThreads;
 import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.engine.Batching;
+import dev.siglo.consumer.engine.HandlerShape;
 import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.key.KeyExtractors;
 import java.io.PrintStream;
 import java.nio.file.Path;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -111,13 +113,28 @@ public final class SigloLauncher {
    */
   public static Running start(LauncherConfig config, PrintStream out) {
     PayloadDecoder<?> decoder = decoder(config);
-    Object handler = instantiate(config, LauncherKey.HANDLER);
-    if (!(handler instanceof MessageHandler<?>)) {
-      throw config.error(
-          LauncherKey.HANDLER.key(),
-          handler.getClass().getName() + " does not implement MessageHandler");
+    HandlerShape<?> handler;
+    try {
+      handler = HandlerShape.of(instantiate(config, LauncherKey.HANDLER));
+    } catch (IllegalArgumentException e) {
+      throw config.error(LauncherKey.HANDLER.key(), e.getMessage());
     }
     return start(config, decoder, handler, out);
+  }
+
+  /** A setting of another handler shape than the handler's is a mistake: named, not ignored. */
+  private static void handlerSettingsMatch(LauncherConfig config, HandlerShape<?> handler) {
+    for (LauncherKey key : List.of(LauncherKey.BATCH_SIZE, LauncherKey.BATCH_LINGER)) {
+      if (config.isSet(key) && handler.kind() != HandlerShape.Kind.BATCH) {
+        throw config.error(
+            config.name(key), "applies to a BatchMessageHandler; the handler is " + handler);
+      }
+    }
+    if (config.isSet(LauncherKey.ASYNC_TIMEOUT) && handler.kind() != HandlerShape.Kind.ASYNC) {
+      throw config.error(
+          config.name(LauncherKey.ASYNC_TIMEOUT),
+          "applies to an AsyncMessageHandler; the handler is " + handler);
+    }
   }
 
   /**
@@ -141,9 +158,9 @@ public final class SigloLauncher {
 
   @SuppressWarnings("unchecked")
   private static <T> Running start(
-      LauncherConfig config, PayloadDecoder<T> decoder, Object handler, PrintStream out) {
+      LauncherConfig config, PayloadDecoder<T> decoder, HandlerShape<?> handler, PrintStream out) {
     String broker = config.oneOf(LauncherKey.BROKER, "kafka", "kafka-share", "sqs");
-    LaunchSettings<T> settings = settings(config, decoder, (MessageHandler<T>) handler);
+    LaunchSettings<T> settings = settings(config, decoder, (HandlerShape<T>) handler);
     return broker.equals("sqs")
         ? SqsLaunch.start(config, settings, out)
         : KafkaLaunch.start(config, settings, out, broker.equals("kafka-share"));
@@ -151,7 +168,8 @@ public final class SigloLauncher {
 
   /** Everything but the broker, read and checked before any connection is made. */
   private static <T> LaunchSettings<T> settings(
-      LauncherConfig config, PayloadDecoder<T> decoder, MessageHandler<T> handler) {
+      LauncherConfig config, PayloadDecoder<T> decoder, HandlerShape<T> handler) {
+    handlerSettingsMatch(config, handler);
     ErrorClassifier classifier =
         ErrorClassifier.fromProperties(
             config.classification(),
@@ -189,9 +207,20 @@ public final class SigloLauncher {
     } catch (SigloConfigurationException e) {
       throw config.error(config.name(LauncherKey.WORKER_THREADS), e.getMessage());
     }
+    Batching batching;
+    try {
+      batching =
+          new Batching(
+              config.positiveInt(LauncherKey.BATCH_SIZE),
+              config.duration(LauncherKey.BATCH_LINGER));
+    } catch (IllegalArgumentException e) {
+      throw config.error(config.name(LauncherKey.BATCH_LINGER), e.getMessage());
+    }
     return new LaunchSettings<>(
         decoder,
         handler,
+        batching,
+        config.positiveDuration(LauncherKey.ASYNC_TIMEOUT),
         classifier,
         retry,
         keys,

@@ -1,5 +1,6 @@
 package dev.siglo.launcher;
 
+import dev.siglo.consumer.engine.HandlerShape;
 import dev.siglo.sqs.SigloSqsConsumer;
 import java.io.PrintStream;
 import java.net.URI;
@@ -74,12 +75,22 @@ final class SqsLaunch {
                       : dlq + (declines ? ", declines copied" : ", declines not copied"));
       LaunchSettings.Started deps = settings.startDependencies(config, summary);
       started.add(deps);
+      int inFlight = Math.max(settings.concurrency() * 2, 10);
+      if (settings.handler().kind() == HandlerShape.Kind.BATCH) {
+        inFlight = Math.max(inFlight, 2 * settings.batching().size()); // two batches
+      }
       SigloSqsConsumer.Builder<T> b =
-          SigloSqsConsumer.builder(settings.decoder(), settings.handler())
+          settings
+              .handler()
+              .builder(
+                  settings.decoder(),
+                  SigloSqsConsumer::builder,
+                  SigloSqsConsumer::asyncBuilder,
+                  SigloSqsConsumer::batchBuilder)
               .client(sqs)
               .queueUrl(url)
               .waitTime(wait)
-              .threads(1, settings.concurrency(), Math.max(settings.concurrency() * 2, 10));
+              .threads(1, settings.concurrency(), inFlight);
       if (visibility != null) {
         b.heartbeat(visibility, fraction);
       }

@@ -50,7 +50,9 @@ class LauncherConfigTest {
                     config(
                         VALID.replace(RecordingHandler.class.getName(), "java.lang.String"),
                         Map.of())))
-        .hasMessageContaining("siglo.handler: java.lang.String does not implement MessageHandler");
+        .hasMessageContaining(
+            "siglo.handler: java.lang.String implements none of MessageHandler,"
+                + " AsyncMessageHandler, BatchMessageHandler");
     assertThatThrownBy(
             () -> SigloLauncher.start(config(VALID + "siglo.retry.backoff=fast\n", Map.of())))
         .hasMessageContaining("siglo.retry.backoff: 'fast' is not an ISO-8601 duration");

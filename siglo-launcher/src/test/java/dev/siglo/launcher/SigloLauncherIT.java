@@ -16,6 +16,22 @@ import org.junit.jupiter.api.io.TempDir;
 class SigloLauncherIT {
   @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
 
+  /** Starts the launcher on {@code file} against the broker, its summary printed to {@code out}. */
+  private static SigloLauncher.Running start(Path file, java.io.ByteArrayOutputStream out)
+      throws Exception {
+    return SigloLauncher.start(
+        LauncherConfig.load(
+            file, Map.of("SIGLO_KAFKA_BOOTSTRAP_SERVERS", KAFKA.broker().bootstrapServers())),
+        new java.io.PrintStream(out, true, StandardCharsets.UTF_8));
+  }
+
+  /** Writes a properties file of the lines. */
+  private static Path properties(Path dir, String name, String... lines) throws Exception {
+    Path file = dir.resolve(name);
+    Files.writeString(file, String.join("\n", lines));
+    return file;
+  }
+
   @Test
   void aConsumerStartedFromASampleConfigurationRunsEachKeyOnce(@TempDir Path dir) throws Exception {
     String topic = "launched-" + System.nanoTime();
@@ -105,6 +121,105 @@ class SigloLauncherIT {
     assertThat(printed.toString(StandardCharsets.UTF_8))
         .contains("kafka share group at ")
         .contains("20 records at most");
+  }
+
+  @Test
+  void aBatchHandlerStartedFromAConfigurationRunsEachKeyOnceInBatchesOfTheConfiguredSize(
+      @TempDir Path dir) throws Exception {
+    String topic = "batched-" + System.nanoTime();
+    KAFKA.broker().createTopics(3, topic, topic + "-dlt");
+    Path file =
+        properties(
+            dir,
+            "consumer.properties",
+            "siglo.broker=kafka",
+            "siglo.handler=" + RecordingBatchHandler.class.getName(),
+            "siglo.key=json-pointer:/id",
+            "siglo.key.namespace=launcher-batch",
+            "siglo.batch.size=25",
+            "siglo.batch.linger=PT0.05S",
+            "siglo.kafka.topics=" + topic,
+            "siglo.kafka.group-id=launched-batch");
+    JsonRecords.produce(KAFKA.broker().bootstrapServers(), topic, "B", 60, 3);
+    RecordingBatchHandler.EFFECTS.clear();
+    RecordingBatchHandler.BATCH_SIZES.clear();
+    java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+    try (SigloLauncher.Running running = start(file, printed)) {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> RecordingBatchHandler.EFFECTS.size() == 60);
+      assertThat(running.termination()).isNotDone();
+    }
+    assertThat(RecordingBatchHandler.EFFECTS.values())
+        .allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+    assertThat(RecordingBatchHandler.BATCH_SIZES).allMatch(n -> n <= 25).anyMatch(n -> n > 1);
+    assertThat(printed.toString(StandardCharsets.UTF_8))
+        .contains(RecordingBatchHandler.class.getName() + " (BatchMessageHandler)")
+        .contains("batches of up to 25 (linger PT0.05S)");
+  }
+
+  @Test
+  void anAsyncHandlerStartedFromAConfigurationOnAShareGroupRunsEachKeyOnce(@TempDir Path dir)
+      throws Exception {
+    String topic = "async-launched-" + System.nanoTime();
+    KAFKA.broker().createTopics(1, topic, topic + "-dlt");
+    Path file =
+        properties(
+            dir,
+            "consumer.properties",
+            "siglo.broker=kafka-share",
+            "siglo.handler=" + RecordingAsyncHandler.class.getName(),
+            "siglo.key=json-pointer:/id",
+            "siglo.key.namespace=launcher-async",
+            "siglo.async.timeout=PT10S",
+            "siglo.kafka.topics=" + topic,
+            "siglo.kafka.group-id=launched-async");
+    JsonRecords.produce(KAFKA.broker().bootstrapServers(), topic, "A", 30, 2);
+    RecordingAsyncHandler.EFFECTS.clear();
+    java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
+    try (SigloLauncher.Running running = start(file, printed)) {
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> RecordingAsyncHandler.EFFECTS.size() == 30);
+      assertThat(running.termination()).isNotDone();
+    }
+    assertThat(RecordingAsyncHandler.EFFECTS.values())
+        .allSatisfy(n -> assertThat(n.get()).isEqualTo(1));
+    assertThat(printed.toString(StandardCharsets.UTF_8)).contains("stage timeout PT10S");
+  }
+
+  @Test
+  void aSettingOfAnotherHandlerShapeIsRefusedNamingTheSetting(@TempDir Path dir) throws Exception {
+    refused(
+        dir,
+        RecordingHandler.class,
+        "siglo.batch.size=10",
+        "siglo.batch.size",
+        "applies to a BatchMessageHandler");
+    refused(
+        dir,
+        RecordingBatchHandler.class,
+        "siglo.async.timeout=PT5S",
+        "siglo.async.timeout",
+        "applies to an AsyncMessageHandler");
+  }
+
+  /** A consumer of {@code handler} with {@code setting} fails at start, naming the key. */
+  private static void refused(
+      Path dir, Class<?> handler, String setting, String key, String problem) throws Exception {
+    Path file =
+        properties(
+            dir,
+            "refused.properties",
+            "siglo.handler=" + handler.getName(),
+            setting,
+            "siglo.kafka.bootstrap-servers=" + KAFKA.broker().bootstrapServers(),
+            "siglo.kafka.topics=t",
+            "siglo.kafka.group-id=g");
+    org.assertj.core.api.Assertions.assertThatThrownBy(
+            () -> SigloLauncher.start(LauncherConfig.load(file, Map.of())))
+        .hasMessageContaining(key)
+        .hasMessageContaining(problem);
   }
 
   @Test

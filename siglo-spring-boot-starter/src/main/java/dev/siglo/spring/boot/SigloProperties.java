@@ -419,7 +419,10 @@ public class SigloProperties {
     /** kafka or sqs; when unset, kafka if topics are set, sqs if a queue is. */
     private Broker broker;
 
-    /** The MessageHandler bean's name; may be left out when the context has exactly one. */
+    /**
+     * The handler bean's name (a MessageHandler, AsyncMessageHandler or BatchMessageHandler); may
+     * be left out when the context has exactly one.
+     */
     private String handler;
 
     /**
@@ -449,6 +452,21 @@ public class SigloProperties {
      * handler, JDK 21+; refused at start on an older JVM).
      */
     private WorkerThreadKind workerThreads = WorkerThreadKind.PLATFORM;
+
+    /**
+     * A BatchMessageHandler's most messages at once (at most one per key, partition or FIFO group);
+     * concurrency is then the batches running at once.
+     */
+    private int batchSize = 100;
+
+    /** How long a BatchMessageHandler's batch that is not full waits for more messages. */
+    private Duration batchLinger = Duration.ofMillis(10);
+
+    /**
+     * How long an AsyncMessageHandler's stage may take; past it the stage is cancelled and the
+     * message fails transiently.
+     */
+    private Duration asyncTimeout = Duration.ofMinutes(1);
 
     /** Kafka ordering: KEY, PARTITION or UNORDERED. */
     private String ordering = "KEY";
@@ -608,6 +626,48 @@ public class SigloProperties {
      */
     public void setWorkerThreads(WorkerThreadKind workerThreads) {
       this.workerThreads = workerThreads;
+    }
+
+    /**
+     * @return the batch size
+     */
+    public int getBatchSize() {
+      return batchSize;
+    }
+
+    /**
+     * @param batchSize the batch size
+     */
+    public void setBatchSize(int batchSize) {
+      this.batchSize = batchSize;
+    }
+
+    /**
+     * @return the batch linger
+     */
+    public Duration getBatchLinger() {
+      return batchLinger;
+    }
+
+    /**
+     * @param batchLinger the batch linger
+     */
+    public void setBatchLinger(Duration batchLinger) {
+      this.batchLinger = batchLinger;
+    }
+
+    /**
+     * @return the asynchronous handler's stage timeout
+     */
+    public Duration getAsyncTimeout() {
+      return asyncTimeout;
+    }
+
+    /**
+     * @param asyncTimeout the asynchronous handler's stage timeout
+     */
+    public void setAsyncTimeout(Duration asyncTimeout) {
+      this.asyncTimeout = asyncTimeout;
     }
 
     /**

@@ -74,4 +74,34 @@ public final class TestHandlers {
       return null;
     }
   }
+
+  /**
+   * Books payments a batch at once: counts each order's effect and the batch sizes; declines a
+   * negative amount on its own.
+   */
+  public static final class BatchPayments
+      implements dev.siglo.consumer.BatchMessageHandler<Payment> {
+    /** Completed effects per order id. */
+    public final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+
+    /** The size of every batch handled. */
+    public final java.util.List<Integer> batchSizes =
+        new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    @Override
+    public dev.siglo.consumer.BatchResult handle(
+        java.util.List<dev.siglo.consumer.BatchItem<Payment>> batch) {
+      batchSizes.add(batch.size());
+      dev.siglo.consumer.BatchResult.Builder result = dev.siglo.consumer.BatchResult.builder();
+      for (dev.siglo.consumer.BatchItem<Payment> item : batch) {
+        Payment payment = item.value();
+        if (payment.amount() < 0) {
+          result.failure(item, new CardDeclined("card declined for " + payment.orderId()));
+        } else {
+          effects.computeIfAbsent(payment.orderId(), k -> new AtomicInteger()).incrementAndGet();
+        }
+      }
+      return result.build();
+    }
+  }
 }

@@ -1,12 +1,12 @@
 package dev.siglo.spring.boot.autoconfigure;
 
 import dev.siglo.consumer.IdempotencyConfig;
-import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.WorkerThreads;
 import dev.siglo.consumer.classify.ErrorClassifier;
 import dev.siglo.consumer.engine.ConsumerBuilder;
+import dev.siglo.consumer.engine.HandlerShape;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
 import dev.siglo.consumer.key.IdempotencyKeys;
 import dev.siglo.consumer.store.IdempotencyStore;
@@ -23,7 +23,7 @@ import java.util.List;
  * @param props its properties
  * @param broker its broker, given or inferred
  * @param decoder the payload decoder
- * @param handler the handler bean
+ * @param handler the handler bean, of one of the three shapes
  * @param store the shared store
  * @param classifier the classifier
  * @param retry the retry settings
@@ -41,7 +41,7 @@ record ConsumerSettings<T>(
     SigloProperties.Consumer props,
     SigloProperties.Broker broker,
     PayloadDecoder<T> decoder,
-    MessageHandler<T> handler,
+    HandlerShape<T> handler,
     IdempotencyStore store,
     ErrorClassifier classifier,
     RetryConfig retry,
@@ -63,6 +63,11 @@ record ConsumerSettings<T>(
 
   /** Sets what both runtimes share, then runs the customizers. */
   <B extends ConsumerBuilder<T, B>> B apply(B builder, SigloConsumer.PauseTracker pauses) {
+    if (handler.kind() == HandlerShape.Kind.BATCH) {
+      builder.batchSize(props.getBatchSize()).batchLinger(props.getBatchLinger());
+    } else if (handler.kind() == HandlerShape.Kind.ASYNC) {
+      builder.asyncTimeout(props.getAsyncTimeout());
+    }
     builder
         .store(store)
         .classifier(classifier)

@@ -2,11 +2,11 @@ package dev.siglo.spring.boot.autoconfigure;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.siglo.consumer.IdempotencyConfig;
-import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.WorkerThreads;
 import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.engine.HandlerShape;
 import dev.siglo.consumer.error.SigloConfigurationException;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
 import dev.siglo.consumer.key.IdempotencyKeys;
@@ -49,7 +49,7 @@ final class ConsumerSettingsReader {
 
   ConsumerSettings<?> read(String name, SigloProperties.Consumer p) {
     String prefix = "siglo.consumers." + name + ".";
-    MessageHandler<?> handler = handler(prefix, p);
+    HandlerShape<?> handler = handler(prefix, p);
     Class<?> payload = payloadType(prefix, p, handler);
     return settings(name, prefix, p, payload, handler);
   }
@@ -60,11 +60,12 @@ final class ConsumerSettingsReader {
       String prefix,
       SigloProperties.Consumer p,
       Class<T> payload,
-      MessageHandler<?> handler) {
+      HandlerShape<?> handler) {
     if (p.getConcurrency() < 1) {
       throw new SigloPropertyException(
           prefix + "concurrency", "must be at least 1, was " + p.getConcurrency());
     }
+    shapeSettings(prefix, p, handler);
     WorkerThreads workerThreads;
     try {
       workerThreads =
@@ -79,7 +80,7 @@ final class ConsumerSettingsReader {
         p,
         broker(prefix, p),
         decoder(payload),
-        (MessageHandler<T>) handler,
+        (HandlerShape<T>) handler,
         store,
         classifier(prefix, p.getClassification()),
         retry(prefix, p.getRetry()),
@@ -92,51 +93,82 @@ final class ConsumerSettingsReader {
         customizers);
   }
 
-  private MessageHandler<?> handler(String prefix, SigloProperties.Consumer p) {
+  /**
+   * The handler bean: the one named, else the context's only bean of the three handler shapes
+   * (MessageHandler, AsyncMessageHandler, BatchMessageHandler).
+   */
+  private HandlerShape<?> handler(String prefix, SigloProperties.Consumer p) {
+    Map<String, Object> all = new java.util.LinkedHashMap<>();
+    for (HandlerShape.Kind kind : HandlerShape.Kind.values()) {
+      all.putAll(beans.getBeansOfType(kind.type()));
+    }
+    Object bean;
     if (p.getHandler() != null) {
-      Object bean;
       try {
         bean = beans.getBean(p.getHandler());
       } catch (NoSuchBeanDefinitionException e) {
         throw new SigloPropertyException(
             prefix + "handler",
-            "no bean named '"
-                + p.getHandler()
-                + "' (MessageHandler beans: "
-                + List.of(beans.getBeanNamesForType(MessageHandler.class))
-                + ")");
+            "no bean named '" + p.getHandler() + "' (handler beans: " + all.keySet() + ")");
       }
-      if (!(bean instanceof MessageHandler<?> h)) {
-        throw new SigloPropertyException(
-            prefix + "handler",
-            "the bean '"
-                + p.getHandler()
-                + "' is a "
-                + bean.getClass().getName()
-                + ", not a dev.siglo.consumer.MessageHandler");
-      }
-      return h;
-    }
-    @SuppressWarnings("rawtypes")
-    Map<String, MessageHandler> all = beans.getBeansOfType(MessageHandler.class);
-    if (all.size() != 1) {
+    } else if (all.size() == 1) {
+      bean = all.values().iterator().next();
+    } else {
       throw new SigloPropertyException(
           prefix + "handler",
           all.isEmpty()
-              ? "the context has no MessageHandler bean: declare one (@Component or @Bean)"
-              : "the context has several MessageHandler beans "
-                  + all.keySet()
-                  + ": name one of them");
+              ? "the context has no handler bean (MessageHandler, AsyncMessageHandler or"
+                  + " BatchMessageHandler): declare one (@Component or @Bean)"
+              : "the context has several handler beans " + all.keySet() + ": name one of them");
     }
-    return all.values().iterator().next();
+    try {
+      return HandlerShape.of(bean);
+    } catch (IllegalArgumentException e) {
+      throw new SigloPropertyException(
+          prefix + "handler",
+          "the bean '" + p.getHandler() + "' is not a handler: " + e.getMessage());
+    }
+  }
+
+  /** The batch and async settings belong to their shape: set for another, they are a mistake. */
+  private static void shapeSettings(
+      String prefix, SigloProperties.Consumer p, HandlerShape<?> handler) {
+    SigloProperties.Consumer defaults = new SigloProperties.Consumer();
+    boolean batch = handler.kind() == HandlerShape.Kind.BATCH;
+    if (!batch && p.getBatchSize() != defaults.getBatchSize()) {
+      throw new SigloPropertyException(
+          prefix + "batch-size", "applies to a BatchMessageHandler; the handler is " + handler);
+    }
+    if (!batch && !p.getBatchLinger().equals(defaults.getBatchLinger())) {
+      throw new SigloPropertyException(
+          prefix + "batch-linger", "applies to a BatchMessageHandler; the handler is " + handler);
+    }
+    if (handler.kind() != HandlerShape.Kind.ASYNC
+        && !p.getAsyncTimeout().equals(defaults.getAsyncTimeout())) {
+      throw new SigloPropertyException(
+          prefix + "async-timeout", "applies to an AsyncMessageHandler; the handler is " + handler);
+    }
+    if (p.getBatchSize() < 1) {
+      throw new SigloPropertyException(
+          prefix + "batch-size", "must be at least 1, was " + p.getBatchSize());
+    }
+    if (p.getBatchLinger().isNegative()) {
+      throw new SigloPropertyException(
+          prefix + "batch-linger", "must not be negative, was " + p.getBatchLinger());
+    }
+    if (p.getAsyncTimeout().isNegative() || p.getAsyncTimeout().isZero()) {
+      throw new SigloPropertyException(
+          prefix + "async-timeout", "must be positive, was " + p.getAsyncTimeout());
+    }
   }
 
   /** The payload type given, else the handler's type argument, else String. */
   private static Class<?> payloadType(
-      String prefix, SigloProperties.Consumer p, MessageHandler<?> handler) {
+      String prefix, SigloProperties.Consumer p, HandlerShape<?> shape) {
+    Object handler = shape.handler();
     Class<?> handles =
         ResolvableType.forClass(handler.getClass())
-            .as(MessageHandler.class)
+            .as(shape.kind().type())
             .getGeneric(0)
             .resolve(Object.class);
     Class<?> payload = p.getPayloadType();

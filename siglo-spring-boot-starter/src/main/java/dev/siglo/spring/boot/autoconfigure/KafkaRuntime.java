@@ -95,7 +95,12 @@ final class KafkaRuntime implements BrokerRuntime {
             : servers.toString();
     List<String> topics = p.getTopics();
     SigloKafkaConsumer.Builder<T> b =
-        SigloKafkaConsumer.builder(s.decoder(), s.handler())
+        s.handler()
+            .builder(
+                s.decoder(),
+                SigloKafkaConsumer::builder,
+                SigloKafkaConsumer::asyncBuilder,
+                SigloKafkaConsumer::batchBuilder)
             .bootstrapServers(bootstrap)
             .groupId(p.getGroupId() != null ? p.getGroupId() : s.name())
             .topics(topics.toArray(String[]::new))

@@ -53,7 +53,14 @@ final class SqsRuntime implements BrokerRuntime, AutoCloseable {
     SqsClient client = client();
     String url = queueUrl(client, s.property("queue"), p.getQueue());
     SigloSqsConsumer.Builder<T> b =
-        SigloSqsConsumer.builder(s.decoder(), s.handler()).client(client).queueUrl(url);
+        s.handler()
+            .builder(
+                s.decoder(),
+                SigloSqsConsumer::builder,
+                SigloSqsConsumer::asyncBuilder,
+                SigloSqsConsumer::batchBuilder)
+            .client(client)
+            .queueUrl(url);
     b.threads(
         SigloSqsConsumer.DEFAULT_POLLERS,
         p.getConcurrency(),

@@ -313,7 +313,8 @@ class SigloAutoConfigurationTest {
                 assertFailure(
                     ctx,
                     "siglo.consumers.payments.handler",
-                    "the context has no MessageHandler bean: declare one (@Component or @Bean)"));
+                    "the context has no handler bean (MessageHandler, AsyncMessageHandler or"
+                        + " BatchMessageHandler): declare one (@Component or @Bean)"));
     kafka
         .withPropertyValues("siglo.consumers.payments.handler=charges")
         .run(
@@ -321,7 +322,7 @@ class SigloAutoConfigurationTest {
                 assertFailure(
                     ctx,
                     "siglo.consumers.payments.handler",
-                    "no bean named 'charges' (MessageHandler beans: [payments])"));
+                    "no bean named 'charges' (handler beans: [payments])"));
     kafka
         .withBean("audit", TestHandlers.Strings.class)
         .run(
@@ -329,8 +330,7 @@ class SigloAutoConfigurationTest {
                 assertFailure(
                     ctx,
                     "siglo.consumers.payments.handler",
-                    "the context has several MessageHandler beans [payments, audit]: name one of"
-                        + " them"));
+                    "the context has several handler beans [payments, audit]: name one of them"));
     kafka
         .withBean("notAHandler", String.class, () -> "x")
         .withPropertyValues("siglo.consumers.payments.handler=notAHandler")
@@ -339,8 +339,8 @@ class SigloAutoConfigurationTest {
                 assertFailure(
                     ctx,
                     "siglo.consumers.payments.handler",
-                    "the bean 'notAHandler' is a java.lang.String, not a"
-                        + " dev.siglo.consumer.MessageHandler"));
+                    "the bean 'notAHandler' is not a handler: java.lang.String implements none of"
+                        + " MessageHandler, AsyncMessageHandler, BatchMessageHandler"));
   }
 
   @Test
@@ -382,6 +382,61 @@ class SigloAutoConfigurationTest {
         p + "worker-threads=virtual",
         p + "worker-threads",
         "virtual worker threads need JDK 21 or later");
+  }
+
+  @Test
+  void aBatchHandlerBeanIsTheConsumersHandlerAndItsPayloadTypeComesFromItsTypeArgument() {
+    runner
+        .withBean("ledger", TestHandlers.BatchPayments.class)
+        .withPropertyValues(
+            "siglo.consumers.ledger.topics=orders",
+            "siglo.consumers.ledger.bootstrap-servers=127.0.0.1:9",
+            "siglo.consumers.ledger.batch-size=50",
+            "siglo.consumers.ledger.batch-linger=20ms")
+        .run(
+            ctx -> {
+              assertThat(ctx).hasNotFailed();
+              assertThat(ctx.getBean(SigloConsumers.class).consumer("ledger").destination())
+                  .isEqualTo("orders");
+            });
+    runner
+        .withBean("ledger", TestHandlers.BatchPayments.class)
+        .withPropertyValues(
+            "siglo.consumers.ledger.topics=orders",
+            "siglo.consumers.ledger.bootstrap-servers=127.0.0.1:9",
+            "siglo.consumers.ledger.payload-type=java.lang.String")
+        .run(
+            ctx ->
+                assertFailure(
+                    ctx,
+                    "siglo.consumers.ledger.payload-type",
+                    "java.lang.String cannot be given to "
+                        + TestHandlers.BatchPayments.class.getName()
+                        + ", which handles "
+                        + TestHandlers.Payment.class.getName()));
+  }
+
+  @Test
+  void aBatchOrAsyncSettingForAnotherShapeOfHandlerFailsTheStartUpNamingIt() {
+    String p = "siglo.consumers.payments.";
+    invalid(
+        p + "batch-size=10",
+        p + "batch-size",
+        "applies to a BatchMessageHandler; the handler is "
+            + TestHandlers.CountingPayments.class.getName()
+            + " (MessageHandler)");
+    invalid(p + "batch-linger=1s", p + "batch-linger", "applies to a BatchMessageHandler");
+    invalid(p + "async-timeout=5s", p + "async-timeout", "applies to an AsyncMessageHandler");
+    runner
+        .withBean("ledger", TestHandlers.BatchPayments.class)
+        .withPropertyValues(
+            "siglo.consumers.ledger.topics=orders",
+            "siglo.consumers.ledger.bootstrap-servers=127.0.0.1:9",
+            "siglo.consumers.ledger.batch-size=0")
+        .run(
+            ctx ->
+                assertFailure(
+                    ctx, "siglo.consumers.ledger.batch-size", "must be at least 1, was 0"));
   }
 
   @Test
