@@ -146,6 +146,8 @@ class InjectedTimeTest {
   @Test
   void aStoreOutageOnCompleteIsRetriedWithDoublingWaitsAndTheHandlerRunsOnce() {
     store.failNextCompletes.set(3);
+    // between tries the completion waits for the gate's probe: let its first one come due
+    time.afterSleep(elapsed -> time.advance(StoreGate.FIRST_PROBE));
     MessageProcessor p =
         processor(
             (payload, ctx) -> {
