@@ -41,6 +41,8 @@ class ReadmeSnippetsTest {
             "async-handler",
             "async-consumer",
             "virtual-threads",
+            "batch-handler",
+            "batch-consumer",
             "boot-application");
     for (Map.Entry<String, String> region : regions.entrySet()) {
       assertThat(readme)

@@ -14,8 +14,9 @@ import java.time.Duration;
 import java.util.concurrent.Executor;
 
 /**
- * The asynchronous payments handler on Kafka, and the blocking one on virtual threads; the README
- * shows the bodies of {@link #async} and {@link #virtualThreads}.
+ * The asynchronous payments handler on Kafka, the blocking one on virtual threads, and the ledger's
+ * batch handler; the README shows the bodies of {@link #async}, {@link #virtualThreads} and {@link
+ * #batch}.
  */
 public final class AsyncPaymentsConsumer {
   private AsyncPaymentsConsumer() {}
@@ -72,6 +73,31 @@ public final class AsyncPaymentsConsumer {
             .concurrency(10_000) // handlers blocked on I/O at once: cheap on virtual threads
             .build();
     // README:end virtual-threads
+    return consumer;
+  }
+
+  /**
+   * @param bootstrapServers the Kafka cluster
+   * @param store the idempotency store
+   * @param database where the ledger table is
+   * @return the consumer, not started
+   */
+  public static SigloKafkaConsumer<Order> batch(
+      String bootstrapServers, IdempotencyStore store, javax.sql.DataSource database) {
+    // README:start batch-consumer
+    SigloKafkaConsumer<Order> consumer =
+        SigloKafkaConsumer.batchBuilder(
+                PayloadDecoder.json(Order.class), new LedgerBatchHandler(database))
+            .bootstrapServers(bootstrapServers)
+            .groupId("ledger")
+            .topics("orders")
+            .keyExtractor(KeyExtractors.jsonPointer("/orderId"))
+            .store(store) // the batch's keys are claimed in one call, its outcomes recorded in one
+            .batchSize(200) // orders handed over at once, at most one per key
+            .batchLinger(Duration.ofMillis(20)) // a batch that is not full waits this long for more
+            .concurrency(4) // batches running at once
+            .build();
+    // README:end batch-consumer
     return consumer;
   }
 }
