@@ -3,6 +3,9 @@ package dev.siglo.faults;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import dev.siglo.consumer.BatchItem;
+import dev.siglo.consumer.BatchMessageHandler;
+import dev.siglo.consumer.BatchResult;
 import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.MessageHandler;
 import dev.siglo.consumer.PayloadDecoder;
@@ -43,7 +46,9 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * claim, 0: off), {@code scenario}, {@code concurrency}, {@code leaseMillis}, {@code
  * handlerMillis}, {@code slowMillis} (for payloads with {@code "slow": true}); Kafka: {@code
  * bootstrap}, {@code topic}, {@code group}; SQS: {@code endpoint}, {@code queueUrl}, {@code
- * dlqUrl}, {@code visibilitySeconds}.
+ * dlqUrl}, {@code visibilitySeconds}; {@code handler=batch} (Kafka): a {@code BatchMessageHandler}
+ * at the default batch size and linger, which halts the JVM when any message of its batch says so,
+ * waits {@code handlerMillis} once, writes each message's effect, and waits again.
  *
  * <p>Each payload is JSON {@code {"key": ..., "seq": ...}}; the idempotency key is the message's
  * {@code idempotency-key} header or attribute. The handler waits {@code handlerMillis}, writes the
@@ -88,6 +93,7 @@ public final class FaultConsumerMain {
 
     IdempotencyStore store;
     MessageHandler<JsonNode> handler;
+    Effect effect;
     if (mode.equals("tx")) {
       PostgresIdempotencyStore postgres =
           PostgresIdempotencyStore.of(
@@ -95,7 +101,7 @@ public final class FaultConsumerMain {
                   .table("faults_idempotency")
                   .createTable(true)
                   .build());
-      TransactionalStep<String[], Long> effect =
+      TransactionalStep<String[], Long> step =
           TransactionalStep.<String[], Long>of(
                   postgres,
                   "effect",
@@ -106,13 +112,9 @@ public final class FaultConsumerMain {
                   })
               .idempotent(in -> "effect", options);
       store = postgres;
-      handler =
-          (value, context) -> {
-            pause(value, handlerMillis, slowMillis);
-            context.run(effect, new String[] {value.path("key").asText(), context.message().id()});
-            pause(value, handlerMillis, 0);
-            return null;
-          };
+      effect =
+          (value, context) ->
+              context.run(step, new String[] {value.path("key").asText(), context.message().id()});
     } else {
       RedisStoreConfig.Builder redis =
           RedisStoreConfig.custom()
@@ -130,14 +132,29 @@ public final class FaultConsumerMain {
         redis.replicaAcks(replicaAcks, Duration.ofSeconds(1));
       }
       store = RedisIdempotencyStore.of(redis.build());
-      handler =
-          (value, context) -> {
-            pause(value, handlerMillis, slowMillis);
-            effects.write(scenario, value.path("key").asText(), context.message().id());
-            pause(value, handlerMillis, 0);
-            return null;
-          };
+      effect =
+          (value, context) ->
+              effects.write(scenario, value.path("key").asText(), context.message().id());
     }
+    handler =
+        (value, context) -> {
+          pause(value, handlerMillis, slowMillis);
+          effect.write(value, context);
+          pause(value, handlerMillis, 0);
+          return null;
+        };
+    BatchMessageHandler<JsonNode> batchHandler =
+        batch -> {
+          for (BatchItem<JsonNode> item : batch) {
+            pause(item.value(), 0, 0); // a halting record kills the JVM with its whole batch
+          }
+          Thread.sleep(handlerMillis);
+          for (BatchItem<JsonNode> item : batch) {
+            effect.write(item.value(), item.context());
+          }
+          Thread.sleep(handlerMillis);
+          return BatchResult.allSucceeded();
+        };
     // the retry and delivery defaults a user gets: a fault the defaults cannot survive is a bug
     RetryConfig retry = RetryConfig.defaults();
     SigloEventListener seen =
@@ -155,7 +172,9 @@ public final class FaultConsumerMain {
     CompletableFuture<Void> stopped;
     if (a.get("broker").equals("kafka")) {
       SigloKafkaConsumer<JsonNode> consumer =
-          SigloKafkaConsumer.builder(PayloadDecoder.jsonTree(), handler)
+          (a.getOrDefault("handler", "message").equals("batch")
+                  ? SigloKafkaConsumer.batchBuilder(PayloadDecoder.jsonTree(), batchHandler)
+                  : SigloKafkaConsumer.builder(PayloadDecoder.jsonTree(), handler))
               .bootstrapServers(a.get("bootstrap"))
               .groupId(a.get("group"))
               .topics(a.get("topic"))
@@ -226,6 +245,12 @@ public final class FaultConsumerMain {
       System.err.println("consumer failed: " + e);
       Runtime.getRuntime().halt(1);
     }
+  }
+
+  /** A message's effect, written by the handler. */
+  @FunctionalInterface
+  private interface Effect {
+    void write(JsonNode value, dev.siglo.consumer.HandlerContext context) throws Exception;
   }
 
   private static void pause(JsonNode value, long millis, long slowMillis)

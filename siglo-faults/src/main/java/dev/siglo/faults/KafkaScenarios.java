@@ -275,25 +275,49 @@ final class KafkaScenarios {
         bootstrap,
         m,
         Map.of("leaseMillis", "10000"),
-        run -> {
-          while (!KafkaSide.committedToEnd(
-              bootstrap, run.args.get("group"), run.args.get("topic"))) {
-            ConsumerProcess current = run.consumers.get(run.consumers.size() - 1);
-            Awaitility.await(run.id + ": the consumer dies or the group commits to the end")
-                .atMost(Duration.ofMinutes(size.minutesPerScenario()))
-                .pollInterval(Duration.ofMillis(200))
-                .until(
-                    () ->
-                        !current.isAlive()
-                            || KafkaSide.committedToEnd(
-                                bootstrap, run.args.get("group"), run.args.get("topic")));
-            if (!current.isAlive()) {
-              restarts[0]++;
-              run.startConsumer();
-            }
-          }
-          run.notes.append(" (").append(restarts[0]).append(" restarts)");
-        });
+        run -> restartUntilCommitted(run, bootstrap, restarts));
+  }
+
+  /**
+   * Scenario 5d: the crash loop with a {@code BatchMessageHandler} at the default batch size and
+   * linger: each halting record takes its whole batch down with the JVM, so every message of that
+   * batch comes back with its claim taken over. Each such message must then run alone (so the crash
+   * is blamed on the halting record only): the crashers end as {@code CRASH_LOOP} dead letters,
+   * every other key has its one effect, and the group commits to the end. Lease 10 s, as in 5c.
+   */
+  Verdict batchCrashLoop(String mode) throws Exception {
+    Manifest m = Manifest.crashers("batch-crash", size.keys(), size.copies(), 3, 17);
+    int[] restarts = {0};
+    String bootstrap = lab.kafka.bootstrapServers();
+    return run(
+        "batch handler crash loop",
+        mode,
+        "batch handler (batches of up to 100); 3 records halt the consumer's JVM with their batch;"
+            + " it is restarted at once each time; lease 10 s",
+        bootstrap,
+        m,
+        Map.of("leaseMillis", "10000", "handler", "batch"),
+        run -> restartUntilCommitted(run, bootstrap, restarts));
+  }
+
+  /** Restarts the run's consumer whenever it dies, until the group committed to the end. */
+  private void restartUntilCommitted(Run run, String bootstrap, int[] restarts) throws Exception {
+    while (!KafkaSide.committedToEnd(bootstrap, run.args.get("group"), run.args.get("topic"))) {
+      ConsumerProcess current = run.consumers.get(run.consumers.size() - 1);
+      Awaitility.await(run.id + ": the consumer dies or the group commits to the end")
+          .atMost(Duration.ofMinutes(size.minutesPerScenario()))
+          .pollInterval(Duration.ofMillis(200))
+          .until(
+              () ->
+                  !current.isAlive()
+                      || KafkaSide.committedToEnd(
+                          bootstrap, run.args.get("group"), run.args.get("topic")));
+      if (!current.isAlive()) {
+        restarts[0]++;
+        run.startConsumer();
+      }
+    }
+    run.notes.append(" (").append(restarts[0]).append(" restarts)");
   }
 
   /** Scenario 6: 1% each of undecodable, missing-key, hostile-key and reused-key messages. */

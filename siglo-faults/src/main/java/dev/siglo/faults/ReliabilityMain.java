@@ -99,6 +99,7 @@ public final class ReliabilityMain {
               new Named("long-handlers/outside", () -> kafka.longHandlers("outside")),
               new Named("crash-loop/tx", () -> kafka.crashLoop("tx")),
               new Named("crash-loop/outside", () -> kafka.crashLoop("outside")),
+              new Named("batch-crash-loop/tx", () -> kafka.batchCrashLoop("tx")),
               new Named("lease-expiry/tx", () -> kafka.leaseExpiry("tx")),
               new Named("lease-expiry/outside", () -> kafka.leaseExpiry("outside")),
               new Named("poison-mix/tx", () -> kafka.poisonMix("tx")),

@@ -20,7 +20,7 @@ class ReliabilityIT {
     Path out = dir.resolve("RELIABILITY.md");
     ReliabilityMain.write(out, verdicts, "ci");
 
-    assertThat(verdicts).hasSize(25);
+    assertThat(verdicts).hasSize(26);
     assertThat(verdicts).allSatisfy(v -> assertThat(v.passed()).as(v.describe()).isTrue());
     assertThat(verdicts)
         .filteredOn(v -> v.mode().equals("tx"))
