@@ -12,12 +12,15 @@ import java.time.Duration;
  * @param minutesPerScenario the longest a scenario may take to reach the end
  * @param outage how long the store is down in the outage scenarios: longer than the whole
  *     redelivery budget of the default retry settings (1 + 2 + 4 + 8 s of backoff) at either size
+ * @param crashers records that halt the consumer's JVM in the crash-loop scenarios (each costs
+ *     three crashes, each a lease of waiting)
  */
-record FaultSize(int keys, int copies, int kills, int minutesPerScenario, Duration outage) {
+record FaultSize(
+    int keys, int copies, int kills, int minutesPerScenario, Duration outage, int crashers) {
   static FaultSize named(String name) {
     return switch (name) {
-      case "ci" -> new FaultSize(300, 3, 3, 4, Duration.ofSeconds(20));
-      case "soak" -> new FaultSize(6_667, 3, 5, 20, Duration.ofSeconds(60));
+      case "ci" -> new FaultSize(300, 3, 3, 4, Duration.ofSeconds(20), 1);
+      case "soak" -> new FaultSize(6_667, 3, 5, 20, Duration.ofSeconds(60), 3);
       default -> throw new IllegalArgumentException("unknown size '" + name + "' (ci or soak)");
     };
   }

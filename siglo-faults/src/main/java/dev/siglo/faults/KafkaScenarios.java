@@ -258,20 +258,22 @@ final class KafkaScenarios {
   }
 
   /**
-   * Scenario 5c: three records whose handler halts the consumer's JVM, the consumer restarted at
-   * once each time it dies. Each crasher must end as a {@code CRASH_LOOP} dead letter after three
-   * takeovers, every other key must have its one effect, and the group must commit to the end. The
-   * lease is 10 s here: it is only how long a dead holder blocks its key (renewal keeps live
-   * holders whatever the lease), so the default 2 min would only make each crash wait longer.
+   * Scenario 5c: records (three at soak size, one at CI size) whose handler halts the consumer's
+   * JVM, the consumer restarted at once each time it dies. Each crasher must end as a {@code
+   * CRASH_LOOP} dead letter after three takeovers, every other key must have its one effect, and
+   * the group must commit to the end. The lease is 10 s here: it is only how long a dead holder
+   * blocks its key (renewal keeps live holders whatever the lease), so the default 2 min would only
+   * make each crash wait longer.
    */
   Verdict crashLoop(String mode) throws Exception {
-    Manifest m = Manifest.crashers("crash", size.keys(), size.copies(), 3, 11);
+    Manifest m = Manifest.crashers("crash", size.keys(), size.copies(), size.crashers(), 11);
     int[] restarts = {0};
     String bootstrap = lab.kafka.bootstrapServers();
     return run(
         "crash loop",
         mode,
-        "3 records halt the consumer's JVM; it is restarted at once each time; lease 10 s",
+        m.expectedDeadLetters.get("CRASH_LOOP")
+            + " record(s) halt the consumer's JVM; it is restarted at once each time; lease 10 s",
         bootstrap,
         m,
         Map.of("leaseMillis", "10000"),
@@ -286,14 +288,16 @@ final class KafkaScenarios {
    * every other key has its one effect, and the group commits to the end. Lease 10 s, as in 5c.
    */
   Verdict batchCrashLoop(String mode) throws Exception {
-    Manifest m = Manifest.crashers("batch-crash", size.keys(), size.copies(), 3, 17);
+    Manifest m = Manifest.crashers("batch-crash", size.keys(), size.copies(), size.crashers(), 17);
     int[] restarts = {0};
     String bootstrap = lab.kafka.bootstrapServers();
     return run(
         "batch handler crash loop",
         mode,
-        "batch handler (batches of up to 100); 3 records halt the consumer's JVM with their batch;"
-            + " it is restarted at once each time; lease 10 s",
+        "batch handler (batches of up to 100); "
+            + m.expectedDeadLetters.get("CRASH_LOOP")
+            + " record(s) halt the consumer's JVM with their batch; it is restarted at once each"
+            + " time; lease 10 s",
         bootstrap,
         m,
         Map.of("leaseMillis", "10000", "handler", "batch"),

@@ -11,8 +11,6 @@ import dev.siglo.consumer.store.ClaimToken;
 import dev.siglo.consumer.support.Time;
 import io.github.resilience4j.core.IntervalFunction;
 import java.time.Duration;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * The engine behind {@link MessageProcessor}: decode, extract and build the key, then claim and run
@@ -23,8 +21,6 @@ import org.slf4j.LoggerFactory;
  * @param <T> the decoded payload type
  */
 final class DefaultMessageProcessor<T> implements MessageProcessor {
-  private static final Logger log = LoggerFactory.getLogger(DefaultMessageProcessor.class);
-
   /** The raw key the store probe reads (a read of a key nobody writes). */
   static final String PROBE_KEY = "siglo-store-probe";
 
