@@ -297,17 +297,7 @@ public final class SigloKafkaShareConsumer<T> implements AutoCloseable {
         }
       }
       Batching batching = batching();
-      int inFlight = maxInFlight != null ? maxInFlight : concurrency * DEFAULT_IN_FLIGHT_PER_WORKER;
-      if (batching.enabled() && maxInFlight == null) {
-        inFlight = Math.max(inFlight, 2 * batching.size());
-      } else if (batching.size() > inFlight) {
-        throw new SigloConfigurationException(
-            "maxInFlight ("
-                + inFlight
-                + ") must be at least batchSize ("
-                + batching.size()
-                + "): fewer records acquired than a batch holds would never fill a batch");
-      }
+      int inFlight = batching.maxInFlight(maxInFlight, concurrency * DEFAULT_IN_FLIGHT_PER_WORKER);
       client.put("share.acknowledgement.mode", "explicit");
       client.putIfAbsent("share.acquire.mode", "record_limit");
       client.put(ConsumerConfig.MAX_POLL_RECORDS_CONFIG, inFlight);

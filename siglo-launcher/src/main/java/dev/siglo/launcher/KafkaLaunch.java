@@ -1,6 +1,5 @@
 package dev.siglo.launcher;
 
-import dev.siglo.consumer.engine.HandlerShape;
 import dev.siglo.kafka.Ordering;
 import dev.siglo.kafka.SigloKafkaConsumer;
 import dev.siglo.kafka.SigloKafkaShareConsumer;
@@ -143,17 +142,21 @@ final class KafkaLaunch {
         started);
   }
 
-  /**
-   * The share consumer's in-flight bound: set, else the builder's default (two batches at least).
-   */
+  /** The share consumer's in-flight bound: set, else the builder's default. */
   private static int inFlight(LauncherConfig config, LaunchSettings<?> settings) {
-    if (config.isSet(LauncherKey.KAFKA_SHARE_MAX_IN_FLIGHT)) {
-      return config.positiveInt(LauncherKey.KAFKA_SHARE_MAX_IN_FLIGHT);
+    try {
+      return settings
+          .batching()
+          .maxInFlight(
+              config.isSet(LauncherKey.KAFKA_SHARE_MAX_IN_FLIGHT)
+                  ? config.positiveInt(LauncherKey.KAFKA_SHARE_MAX_IN_FLIGHT)
+                  : null,
+              settings.concurrency() * SigloKafkaShareConsumer.DEFAULT_IN_FLIGHT_PER_WORKER);
+    } catch (dev.siglo.consumer.error.SigloConfigurationException e) {
+      throw config.error(
+          config.name(LauncherKey.KAFKA_SHARE_MAX_IN_FLIGHT),
+          e.getMessage() + " (" + config.name(LauncherKey.BATCH_SIZE) + ")");
     }
-    int perWorker = settings.concurrency() * SigloKafkaShareConsumer.DEFAULT_IN_FLIGHT_PER_WORKER;
-    return settings.handler().kind() == HandlerShape.Kind.BATCH
-        ? Math.max(perWorker, 2 * settings.batching().size())
-        : perWorker;
   }
 
   private static boolean bool(LauncherConfig config, LauncherKey key) {

@@ -26,7 +26,7 @@ import java.util.stream.Collectors;
 record LaunchSettings<T>(
     PayloadDecoder<T> decoder,
     HandlerShape<T> handler,
-    Batching batching,
+    Batching batching, // Batching.NONE unless the handler is a batch handler
     Duration asyncTimeout,
     ErrorClassifier classifier,
     RetryConfig retry,
@@ -145,11 +145,7 @@ record LaunchSettings<T>(
 
   /** Sets what both runtimes' builders share. */
   <B extends ConsumerBuilder<T, B>> B apply(B builder, Started started) {
-    if (handler.kind() == HandlerShape.Kind.BATCH) {
-      builder.batchSize(batching.size()).batchLinger(batching.linger());
-    } else if (handler.kind() == HandlerShape.Kind.ASYNC) {
-      builder.asyncTimeout(asyncTimeout);
-    }
+    handler.configure(builder, batching, asyncTimeout);
     builder
         .store(started.store)
         .classifier(classifier)

@@ -207,14 +207,16 @@ public final class SigloLauncher {
     } catch (SigloConfigurationException e) {
       throw config.error(config.name(LauncherKey.WORKER_THREADS), e.getMessage());
     }
-    Batching batching;
-    try {
-      batching =
-          new Batching(
-              config.positiveInt(LauncherKey.BATCH_SIZE),
-              config.duration(LauncherKey.BATCH_LINGER));
-    } catch (IllegalArgumentException e) {
-      throw config.error(config.name(LauncherKey.BATCH_LINGER), e.getMessage());
+    Batching batching = Batching.NONE;
+    if (handler.kind() == HandlerShape.Kind.BATCH) {
+      try {
+        batching =
+            new Batching(
+                config.positiveInt(LauncherKey.BATCH_SIZE),
+                config.duration(LauncherKey.BATCH_LINGER));
+      } catch (IllegalArgumentException e) {
+        throw config.error(config.name(LauncherKey.BATCH_LINGER), e.getMessage());
+      }
     }
     return new LaunchSettings<>(
         decoder,

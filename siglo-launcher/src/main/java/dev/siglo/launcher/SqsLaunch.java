@@ -1,6 +1,5 @@
 package dev.siglo.launcher;
 
-import dev.siglo.consumer.engine.HandlerShape;
 import dev.siglo.sqs.SigloSqsConsumer;
 import java.io.PrintStream;
 import java.net.URI;
@@ -75,10 +74,8 @@ final class SqsLaunch {
                       : dlq + (declines ? ", declines copied" : ", declines not copied"));
       LaunchSettings.Started deps = settings.startDependencies(config, summary);
       started.add(deps);
-      int inFlight = Math.max(settings.concurrency() * 2, 10);
-      if (settings.handler().kind() == HandlerShape.Kind.BATCH) {
-        inFlight = Math.max(inFlight, 2 * settings.batching().size()); // two batches
-      }
+      int inFlight =
+          settings.batching().maxInFlight(null, Math.max(settings.concurrency() * 2, 10));
       SigloSqsConsumer.Builder<T> b =
           settings
               .handler()

@@ -193,29 +193,37 @@ class SigloLauncherIT {
     refused(
         dir,
         RecordingHandler.class,
-        "siglo.batch.size=10",
         "siglo.batch.size",
-        "applies to a BatchMessageHandler");
+        "applies to a BatchMessageHandler",
+        "siglo.batch.size=10");
     refused(
         dir,
         RecordingBatchHandler.class,
-        "siglo.async.timeout=PT5S",
         "siglo.async.timeout",
-        "applies to an AsyncMessageHandler");
+        "applies to an AsyncMessageHandler",
+        "siglo.async.timeout=PT5S");
+    refused(
+        dir,
+        RecordingBatchHandler.class,
+        "siglo.kafka.share.max-in-flight",
+        "maxInFlight (10) must be at least batchSize (25)",
+        "siglo.broker=kafka-share",
+        "siglo.batch.size=25",
+        "siglo.kafka.share.max-in-flight=10");
   }
 
-  /** A consumer of {@code handler} with {@code setting} fails at start, naming the key. */
+  /** A consumer of {@code handler} with {@code settings} fails at start, naming the key. */
   private static void refused(
-      Path dir, Class<?> handler, String setting, String key, String problem) throws Exception {
-    Path file =
-        properties(
-            dir,
-            "refused.properties",
-            "siglo.handler=" + handler.getName(),
-            setting,
-            "siglo.kafka.bootstrap-servers=" + KAFKA.broker().bootstrapServers(),
-            "siglo.kafka.topics=t",
-            "siglo.kafka.group-id=g");
+      Path dir, Class<?> handler, String key, String problem, String... settings) throws Exception {
+    java.util.List<String> lines =
+        new java.util.ArrayList<>(
+            java.util.List.of(
+                "siglo.handler=" + handler.getName(),
+                "siglo.kafka.bootstrap-servers=" + KAFKA.broker().bootstrapServers(),
+                "siglo.kafka.topics=t",
+                "siglo.kafka.group-id=g"));
+    lines.addAll(java.util.List.of(settings));
+    Path file = properties(dir, "refused.properties", lines.toArray(String[]::new));
     org.assertj.core.api.Assertions.assertThatThrownBy(
             () -> SigloLauncher.start(LauncherConfig.load(file, Map.of())))
         .hasMessageContaining(key)

@@ -390,17 +390,7 @@ public final class SigloSqsConsumer<T> implements AutoCloseable {
         }
       }
       Batching batching = batching();
-      int held = maxInFlight != null ? maxInFlight : DEFAULT_MAX_IN_FLIGHT;
-      if (batching.enabled() && maxInFlight == null) {
-        held = Math.max(Math.max(held, concurrency), 2 * batching.size());
-      } else if (batching.size() > held) {
-        throw new SigloConfigurationException(
-            "maxInFlight ("
-                + held
-                + ") must be at least batchSize ("
-                + batching.size()
-                + "): fewer messages held than a batch holds would never fill a batch");
-      }
+      int held = batching.maxInFlight(maxInFlight, DEFAULT_MAX_IN_FLIGHT);
       SqsRuntimeConfig config =
           new SqsRuntimeConfig(
               url,

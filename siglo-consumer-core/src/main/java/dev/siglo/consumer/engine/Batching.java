@@ -29,6 +29,32 @@ public record Batching(int size, Duration linger) {
   }
 
   /**
+   * The most messages a runtime holds at once (received or acquired, not yet finished), so that its
+   * batches can fill: the configured bound, which must hold a batch, or else {@code otherwise}
+   * raised to two batches.
+   *
+   * @param configured the bound the user set, or {@code null}
+   * @param otherwise the runtime's default bound
+   * @return the bound to run with
+   * @throws dev.siglo.consumer.error.SigloConfigurationException naming both settings when the
+   *     configured bound is below the batch size
+   */
+  public int maxInFlight(Integer configured, int otherwise) {
+    if (configured == null) {
+      return Math.max(otherwise, 2 * size);
+    }
+    if (configured < size) {
+      throw new dev.siglo.consumer.error.SigloConfigurationException(
+          "maxInFlight ("
+              + configured
+              + ") must be at least batchSize ("
+              + size
+              + "): fewer messages held than a batch holds would never fill a batch");
+    }
+    return configured;
+  }
+
+  /**
    * @return whether messages are handed over in batches
    */
   public boolean enabled() {

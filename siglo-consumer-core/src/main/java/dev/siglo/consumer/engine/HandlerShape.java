@@ -130,6 +130,27 @@ public final class HandlerShape<T> {
         h -> message.apply(decoder, h), h -> async.apply(decoder, h), h -> batch.apply(decoder, h));
   }
 
+  /**
+   * Applies the settings of this handler's shape to its runtime builder: the batch size and linger
+   * for a batch handler, the stage timeout for an asynchronous one; nothing for a one-message
+   * handler.
+   *
+   * @param builder the builder {@link #builder} made
+   * @param batching the batch size and linger
+   * @param asyncTimeout the stage timeout
+   * @param <B> the builder
+   * @return the builder
+   */
+  public <B extends ConsumerBuilder<T, B>> B configure(
+      B builder, Batching batching, java.time.Duration asyncTimeout) {
+    switch (kind) {
+      case BATCH -> builder.batchSize(batching.size()).batchLinger(batching.linger());
+      case ASYNC -> builder.asyncTimeout(asyncTimeout);
+      case MESSAGE -> {}
+    }
+    return builder;
+  }
+
   @Override
   public String toString() {
     return handler.getClass().getName() + " (" + kind.type().getSimpleName() + ")";

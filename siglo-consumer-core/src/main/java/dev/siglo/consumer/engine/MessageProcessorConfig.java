@@ -145,11 +145,8 @@ public final class MessageProcessorConfig<T> {
     return decoder;
   }
 
-  /**
-   * @return whether the handler is a {@link BatchMessageHandler}, so that a runtime hands the
-   *     processor batches ({@link MessageProcessor#processAll})
-   */
-  public boolean batched() {
+  /** Whether the handler is a {@link BatchMessageHandler} (the engine then runs batches). */
+  boolean batched() {
     return batchHandler != null;
   }
 

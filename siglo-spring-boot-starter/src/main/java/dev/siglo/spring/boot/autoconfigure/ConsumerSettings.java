@@ -5,6 +5,7 @@ import dev.siglo.consumer.PayloadDecoder;
 import dev.siglo.consumer.RetryConfig;
 import dev.siglo.consumer.WorkerThreads;
 import dev.siglo.consumer.classify.ErrorClassifier;
+import dev.siglo.consumer.engine.Batching;
 import dev.siglo.consumer.engine.ConsumerBuilder;
 import dev.siglo.consumer.engine.HandlerShape;
 import dev.siglo.consumer.key.IdempotencyKeyExtractor;
@@ -63,11 +64,10 @@ record ConsumerSettings<T>(
 
   /** Sets what both runtimes share, then runs the customizers. */
   <B extends ConsumerBuilder<T, B>> B apply(B builder, SigloConsumer.PauseTracker pauses) {
-    if (handler.kind() == HandlerShape.Kind.BATCH) {
-      builder.batchSize(props.getBatchSize()).batchLinger(props.getBatchLinger());
-    } else if (handler.kind() == HandlerShape.Kind.ASYNC) {
-      builder.asyncTimeout(props.getAsyncTimeout());
-    }
+    handler.configure(
+        builder,
+        new Batching(props.getBatchSize(), props.getBatchLinger()),
+        props.getAsyncTimeout());
     builder
         .store(store)
         .classifier(classifier)
