@@ -211,6 +211,44 @@ final class ShareInFlight {
     return gone;
   }
 
+  /** Sends one acknowledgement to the client; throws {@link IllegalStateException} if refused. */
+  @FunctionalInterface
+  interface Acknowledger {
+    void acknowledge(Held h, AcknowledgeType type);
+  }
+
+  /**
+   * Answers the renewed records that the client took back in flight although no poll returned them
+   * (the client then refuses the next poll until they are acknowledged): each gets its pending
+   * final acknowledgement (and leaves) or, still running, another renewal. A record the client
+   * still has renewing refuses the acknowledgement and stays as it is.
+   *
+   * @param client sends an acknowledgement; throws {@link IllegalStateException} for a record not
+   *     in flight
+   * @param now the time, in nanoseconds
+   * @return the records that were in flight again
+   */
+  List<Held> reclaim(Acknowledger client, long now) {
+    List<Held> reclaimed = new ArrayList<>();
+    for (Held h : all()) {
+      if (h.acknowledgeable) {
+        continue;
+      }
+      try {
+        client.acknowledge(h, h.pending != null ? h.pending : AcknowledgeType.RENEW);
+      } catch (IllegalStateException stillRenewing) {
+        continue;
+      }
+      reclaimed.add(h);
+      if (h.pending != null) {
+        remove(h);
+      } else {
+        h.renewedAt = now;
+      }
+    }
+    return reclaimed;
+  }
+
   /**
    * @param now the time, in nanoseconds
    * @return the waiting records whose backoff is over

@@ -253,7 +253,19 @@ public final class SharePollLoop implements Runnable {
 
   private void poll(ShareConsumer<byte[], byte[]> c, long millis) {
     acksUnsent = false;
-    Iterable<ConsumerRecord<byte[], byte[]>> records = c.poll(Duration.ofMillis(millis));
+    Iterable<ConsumerRecord<byte[], byte[]>> records;
+    try {
+      records = c.poll(Duration.ofMillis(millis));
+    } catch (IllegalStateException unacknowledged) {
+      // explicit acknowledgement refuses a poll while the client holds a record in flight that was
+      // not acknowledged since: a renewed record the client took back in flight although no poll
+      // returned it. Those are answered here (their final acknowledgement, or a renewal again),
+      // and the poll goes on; anything else is a bug and ends the consumer.
+      if (reclaimRenewed(c) == 0) {
+        throw unacknowledged;
+      }
+      records = c.poll(Duration.ofMillis(millis));
+    }
     long now = time.nanoTime();
     lastPoll = now;
     for (ConsumerRecord<byte[], byte[]> r : records) {
@@ -267,6 +279,30 @@ public final class SharePollLoop implements Runnable {
         }
       }
     }
+  }
+
+  /**
+   * Acknowledges again the records held as renewing that the client has in flight once more ({@link
+   * ShareInFlight#reclaim}).
+   *
+   * @return how many records were in flight again
+   */
+  private int reclaimRenewed(ShareConsumer<byte[], byte[]> c) {
+    List<Held> reclaimed =
+        held.reclaim(
+            (h, type) -> {
+              c.acknowledge(h.record, type);
+              track(h, type);
+            },
+            time.nanoTime());
+    if (!reclaimed.isEmpty()) {
+      log.warn(
+          "share group '{}': renewed record(s) {} came back in flight without a poll returning"
+              + " them; acknowledged again",
+          settings.groupId(),
+          reclaimed);
+    }
+    return reclaimed.size();
   }
 
   /**
