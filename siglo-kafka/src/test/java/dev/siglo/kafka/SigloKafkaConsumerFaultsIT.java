@@ -227,9 +227,12 @@ class SigloKafkaConsumerFaultsIT {
         redis.start(); // also when an assertion above failed: the other tests need it
       }
       long back = System.nanoTime();
-
-      kafka.awaitCommittedToEnd(group, topic, 3);
+      // resumed: the intake opens again (how soon the backlog then drains is the machine's load)
+      await()
+          .atMost(Duration.ofSeconds(60))
+          .until(() -> registry.get(SigloMetrics.PAUSED).gauge().value() == 0.0);
       double resumedAfter = (System.nanoTime() - back) / 1e9;
+      kafka.awaitCommittedToEnd(group, topic, 3);
       assertThat(callsDuringOutage)
           .as("a handful of probes, no claims of new work (%s calls)", callsDuringOutage)
           .isLessThan(40);

@@ -114,6 +114,9 @@ class SigloKafkaConsumerIT {
     AtomicInteger sameKeyOverlaps = new AtomicInteger();
     AtomicInteger running = new AtomicInteger();
     AtomicInteger maxRunning = new AtomicInteger();
+    // the first handler waits (up to 10 s) for a second to start: a runtime that ran the lanes
+    // one at a time never gets there, whatever the machine's load
+    java.util.concurrent.CountDownLatch overlap = new java.util.concurrent.CountDownLatch(2);
     try (SigloKafkaConsumer<String> c =
         consumer(
                 group,
@@ -124,6 +127,8 @@ class SigloKafkaConsumerIT {
                     sameKeyOverlaps.incrementAndGet();
                   }
                   maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
+                  overlap.countDown();
+                  overlap.await(10, java.util.concurrent.TimeUnit.SECONDS);
                   int seq = Integer.parseInt(value);
                   // simulated I/O; earlier records take longer, so running a key's records
                   // concurrently would finish them out of order

@@ -29,11 +29,16 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 
 /**
  * {@link SigloKafkaShareConsumer} on a real Kafka 4.4 broker with share groups at the broker's
- * defaults (30 s acquisition lock, 5 deliveries), every topic with one partition.
+ * defaults (30 s acquisition lock, 5 deliveries), every topic with one partition. The tests run at
+ * once, each on a topic and group of its own: several wait out the broker's 30 s lock or a store
+ * outage longer than the redelivery backoff, which in a row took three minutes.
  */
+@Execution(ExecutionMode.CONCURRENT)
 class SigloKafkaShareConsumerIT {
   @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
   private static KafkaTestSupport kafka;
@@ -100,6 +105,9 @@ class SigloKafkaShareConsumerIT {
     Map<String, AtomicInteger> byConsumer = new ConcurrentHashMap<>();
     AtomicInteger running = new AtomicInteger();
     AtomicInteger maxRunning = new AtomicInteger();
+    // the first handler waits (up to 10 s) for a second to start: a runtime that ran the
+    // partition's records one at a time never gets there, whatever the machine's load
+    CountDownLatch overlap = new CountDownLatch(2);
     Settled settled = new Settled();
     List<SigloKafkaShareConsumer<String>> consumers = new ArrayList<>();
     try {
@@ -113,6 +121,8 @@ class SigloKafkaShareConsumerIT {
                       int now = running.incrementAndGet();
                       maxRunning.accumulateAndGet(now, Math::max);
                       try {
+                        overlap.countDown();
+                        overlap.await(10, TimeUnit.SECONDS);
                         Thread.sleep(20); // simulated I/O
                         effects
                             .computeIfAbsent(
@@ -254,7 +264,7 @@ class SigloKafkaShareConsumerIT {
     String topic = unique("slow");
     String group = unique("sg");
     KAFKA.broker().createTopics(1, topic, topic + "-dlt");
-    kafka.send(topic, 0, null, "slow", "takes 40 s, past the 30 s lock");
+    kafka.send(topic, 0, null, "slow", "takes 32 s, past the 30 s lock");
     kafka.flush();
     IdempotencyStore store = InMemoryIdempotencyStore.of();
     AtomicInteger runs = new AtomicInteger();
@@ -264,7 +274,9 @@ class SigloKafkaShareConsumerIT {
         (value, ctx) -> {
           runs.incrementAndGet();
           started.countDown();
-          Thread.sleep(40_000); // the slow work itself, longer than the acquisition lock
+          // the slow work itself: the least the broker's clock allows, its 30 s acquisition
+          // lock and two seconds more, so the record outlives the lock it was acquired with
+          Thread.sleep(32_000);
           return null;
         };
     try (SigloKafkaShareConsumer<String> a =

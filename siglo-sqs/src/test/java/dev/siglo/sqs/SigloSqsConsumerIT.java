@@ -337,6 +337,9 @@ class SigloSqsConsumerIT {
     Map<String, List<Integer>> order = new ConcurrentHashMap<>();
     AtomicInteger running = new AtomicInteger();
     AtomicInteger maxRunning = new AtomicInteger();
+    // the first handler waits (up to 10 s) for a second to start: a runtime that ran the groups
+    // one at a time never gets there, whatever the machine's load
+    java.util.concurrent.CountDownLatch overlap = new java.util.concurrent.CountDownLatch(2);
     AtomicInteger g2Failures = new AtomicInteger();
     try (SigloSqsConsumer<String> c =
         consumer(
@@ -344,6 +347,8 @@ class SigloSqsConsumerIT {
                 (body, ctx) -> {
                   maxRunning.accumulateAndGet(running.incrementAndGet(), Math::max);
                   try {
+                    overlap.countDown();
+                    overlap.await(10, java.util.concurrent.TimeUnit.SECONDS);
                     String group = body.substring(0, 2);
                     int seq = Integer.parseInt(body.substring(3));
                     if (body.equals("g2:3") && g2Failures.getAndIncrement() == 0) {
