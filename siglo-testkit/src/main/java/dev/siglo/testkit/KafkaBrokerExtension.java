@@ -1,21 +1,21 @@
 package dev.siglo.testkit;
 
-import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Starts a {@link KafkaBroker} (or uses the external cluster of {@value KafkaBroker#ENV_BOOTSTRAP})
- * before a test class and stops it after:
+ * Gives a test class this JVM's shared {@link KafkaBroker} ({@link SharedServers#kafka()}: started
+ * on first use, stopped when the JVM exits, or the external cluster of {@value
+ * KafkaBroker#ENV_BOOTSTRAP}). Tests isolate themselves by topic and group and never stop it:
  *
  * <pre>{@code
  * @RegisterExtension static final KafkaBrokerExtension KAFKA = new KafkaBrokerExtension();
  * }</pre>
  */
-public final class KafkaBrokerExtension implements BeforeAllCallback, AfterAllCallback {
+public final class KafkaBrokerExtension implements BeforeAllCallback {
   private KafkaBroker broker;
 
-  /** Creates the extension; the broker starts before all tests of the class. */
+  /** Creates the extension; the shared broker is started, if not yet, before all tests. */
   public KafkaBrokerExtension() {}
 
   /**
@@ -30,13 +30,6 @@ public final class KafkaBrokerExtension implements BeforeAllCallback, AfterAllCa
 
   @Override
   public void beforeAll(ExtensionContext context) {
-    broker = KafkaBroker.startOrExternal();
-  }
-
-  @Override
-  public void afterAll(ExtensionContext context) {
-    if (broker != null) {
-      broker.close();
-    }
+    broker = SharedServers.kafka();
   }
 }

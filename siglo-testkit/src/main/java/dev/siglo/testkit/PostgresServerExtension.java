@@ -5,8 +5,10 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Starts a {@link PostgresServer} (or uses the external one of {@value PostgresServer#ENV_URL})
- * before a test class and stops it after:
+ * Gives a test class a {@link PostgresServer}: this JVM's shared one ({@link
+ * SharedServers#postgres()}, the external one of {@value PostgresServer#ENV_URL} or an embedded one
+ * started on first use, for tests that use tables of their own and never stop it), or with {@code
+ * ownedOnly} an embedded one the class owns, started before its tests and stopped after:
  *
  * <pre>{@code
  * @RegisterExtension static final PostgresServerExtension PG = new PostgresServerExtension(false);
@@ -17,8 +19,8 @@ public final class PostgresServerExtension implements BeforeAllCallback, AfterAl
   private PostgresServer server;
 
   /**
-   * @param ownedOnly always start an embedded server, even when {@value PostgresServer#ENV_URL} is
-   *     set (for tests that stop and start it)
+   * @param ownedOnly start an embedded server this class owns, even when {@value
+   *     PostgresServer#ENV_URL} is set (for tests that stop and start it); otherwise share
    */
   public PostgresServerExtension(boolean ownedOnly) {
     this.ownedOnly = ownedOnly;
@@ -36,12 +38,12 @@ public final class PostgresServerExtension implements BeforeAllCallback, AfterAl
 
   @Override
   public void beforeAll(ExtensionContext context) {
-    server = ownedOnly ? PostgresServer.start() : PostgresServer.startOrExternal();
+    server = ownedOnly ? PostgresServer.start() : SharedServers.postgres();
   }
 
   @Override
   public void afterAll(ExtensionContext context) {
-    if (server != null) {
+    if (ownedOnly && server != null) {
       server.close();
     }
   }

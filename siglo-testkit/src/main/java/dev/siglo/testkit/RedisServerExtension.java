@@ -6,7 +6,9 @@ import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Starts a {@link RedisServer} before a test class and stops it after:
+ * Gives a test class a {@link RedisServer}: this JVM's shared one ({@link SharedServers#redis()},
+ * for tests that isolate themselves by key prefix and never stop or flush it), or one the class
+ * owns, started before its tests and stopped after:
  *
  * <pre>{@code
  * @RegisterExtension static final RedisServerExtension REDIS = RedisServerExtension.startOrExternal();
@@ -14,17 +16,20 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class RedisServerExtension implements BeforeAllCallback, AfterAllCallback {
   private final Supplier<RedisServer> factory;
+  private final boolean owned;
   private RedisServer server;
 
-  private RedisServerExtension(Supplier<RedisServer> factory) {
+  private RedisServerExtension(Supplier<RedisServer> factory, boolean owned) {
     this.factory = factory;
+    this.owned = owned;
   }
 
   /**
-   * @return an extension for the external server of {@value RedisServer#ENV_URL}, or a new one
+   * @return an extension for this JVM's shared server (the external server of {@value
+   *     RedisServer#ENV_URL}, or one started on first use), left running after the class
    */
   public static RedisServerExtension startOrExternal() {
-    return new RedisServerExtension(RedisServer::startOrExternal);
+    return new RedisServerExtension(SharedServers::redis, false);
   }
 
   /**
@@ -32,7 +37,7 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
    * @return the extension
    */
   public static RedisServerExtension owned(RedisServer.Builder builder) {
-    return new RedisServerExtension(builder::start);
+    return new RedisServerExtension(builder::start, true);
   }
 
   /**
@@ -52,7 +57,7 @@ public final class RedisServerExtension implements BeforeAllCallback, AfterAllCa
 
   @Override
   public void afterAll(ExtensionContext context) {
-    if (server != null) {
+    if (owned && server != null) {
       server.close();
     }
   }

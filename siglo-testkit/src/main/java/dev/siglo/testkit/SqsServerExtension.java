@@ -1,17 +1,17 @@
 package dev.siglo.testkit;
 
-import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.BeforeAllCallback;
 import org.junit.jupiter.api.extension.ExtensionContext;
 
 /**
- * Starts an {@link SqsServer} (ElasticMQ, or the endpoint of {@value SqsServer#ENV_ENDPOINT})
- * before a test class and stops it after.
+ * Gives a test class this JVM's shared {@link SqsServer} ({@link SharedServers#sqs()}: ElasticMQ
+ * started on first use and stopped when the JVM exits, or the endpoint of {@value
+ * SqsServer#ENV_ENDPOINT}). Tests isolate themselves by queue name.
  */
-public final class SqsServerExtension implements BeforeAllCallback, AfterAllCallback {
+public final class SqsServerExtension implements BeforeAllCallback {
   private SqsServer server;
 
-  /** Creates the extension; the server starts before all tests of the class. */
+  /** Creates the extension; the shared server is started, if not yet, before all tests. */
   public SqsServerExtension() {}
 
   /**
@@ -26,13 +26,6 @@ public final class SqsServerExtension implements BeforeAllCallback, AfterAllCall
 
   @Override
   public void beforeAll(ExtensionContext context) {
-    server = SqsServer.startOrExternal();
-  }
-
-  @Override
-  public void afterAll(ExtensionContext context) {
-    if (server != null) {
-      server.close();
-    }
+    server = SharedServers.sqs();
   }
 }

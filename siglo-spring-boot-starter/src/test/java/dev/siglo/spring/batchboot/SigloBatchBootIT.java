@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import dev.siglo.spring.boot.TestHandlers;
 import dev.siglo.testkit.KafkaBroker;
 import dev.siglo.testkit.KafkaTestSupport;
-import org.junit.jupiter.api.AfterAll;
+import dev.siglo.testkit.SharedServers;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
@@ -26,7 +26,7 @@ import org.springframework.test.context.DynamicPropertySource;
     })
 class SigloBatchBootIT {
   static final String TOPIC = "boot-ledger";
-  private static final KafkaBroker KAFKA = KafkaBroker.startOrExternal();
+  private static final KafkaBroker KAFKA = SharedServers.kafka();
 
   @Autowired TestHandlers.BatchPayments handler;
 
@@ -34,11 +34,6 @@ class SigloBatchBootIT {
   static void servers(DynamicPropertyRegistry registry) {
     KAFKA.createTopics(2, TOPIC, TOPIC + "-dlt");
     registry.add("spring.kafka.bootstrap-servers", KAFKA::bootstrapServers);
-  }
-
-  @AfterAll
-  static void stopServer() {
-    KAFKA.close();
   }
 
   @Test

@@ -6,12 +6,12 @@ import static org.awaitility.Awaitility.await;
 import dev.siglo.testkit.KafkaBroker;
 import dev.siglo.testkit.KafkaTestSupport;
 import dev.siglo.testkit.PostgresServer;
+import dev.siglo.testkit.SharedServers;
 import dev.siglo.testkit.SqsServer;
 import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.builder.SpringApplicationBuilder;
@@ -33,16 +33,9 @@ class SigloBootDrainIT {
 
   @BeforeAll
   static void servers() {
-    kafka = KafkaBroker.startOrExternal();
-    sqs = SqsServer.startOrExternal();
-    postgres = PostgresServer.startOrExternal();
-  }
-
-  @AfterAll
-  static void stopServers() {
-    kafka.close();
-    sqs.close();
-    postgres.close();
+    kafka = SharedServers.kafka();
+    sqs = SharedServers.sqs();
+    postgres = SharedServers.postgres();
   }
 
   @Test

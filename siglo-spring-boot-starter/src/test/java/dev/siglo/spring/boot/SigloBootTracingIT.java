@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.siglo.testkit.KafkaBroker;
 import dev.siglo.testkit.KafkaTestSupport;
+import dev.siglo.testkit.SharedServers;
 import dev.siglo.testkit.TestTracing;
 import io.opentelemetry.sdk.trace.data.SpanData;
 import java.time.Duration;
@@ -19,8 +20,8 @@ import org.springframework.context.ConfigurableApplicationContext;
 class SigloBootTracingIT {
   @Test
   void theApplicationsOpenTelemetryBeanTracesEachMessageUnlessTracingIsOff() throws Exception {
-    try (KafkaBroker kafka = KafkaBroker.startOrExternal();
-        KafkaTestSupport k = new KafkaTestSupport(kafka);
+    KafkaBroker kafka = SharedServers.kafka();
+    try (KafkaTestSupport k = new KafkaTestSupport(kafka);
         TestTracing tracing = new TestTracing()) {
       String traced = "traced-" + System.nanoTime();
       String untraced = "untraced-" + System.nanoTime();

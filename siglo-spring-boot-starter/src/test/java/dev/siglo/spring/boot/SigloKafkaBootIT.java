@@ -9,13 +9,13 @@ import dev.siglo.store.postgres.PostgresIdempotencyStore;
 import dev.siglo.testkit.KafkaBroker;
 import dev.siglo.testkit.KafkaTestSupport;
 import dev.siglo.testkit.PostgresServer;
+import dev.siglo.testkit.SharedServers;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
@@ -34,14 +34,15 @@ import org.springframework.test.context.DynamicPropertySource;
     classes = BootTestApp.class,
     properties = {
       "siglo.store.type=postgres",
+      "siglo.store.postgres.table=boot_kafka",
       "siglo.consumers.payments.topics=" + SigloKafkaBootIT.TOPIC,
       "siglo.consumers.payments.group-id=boot-payments",
       "management.endpoint.health.show-details=always"
     })
 class SigloKafkaBootIT {
   static final String TOPIC = "boot-payments";
-  private static final KafkaBroker KAFKA = KafkaBroker.startOrExternal();
-  private static final PostgresServer POSTGRES = PostgresServer.startOrExternal();
+  private static final KafkaBroker KAFKA = SharedServers.kafka();
+  private static final PostgresServer POSTGRES = SharedServers.postgres();
 
   @Autowired TestHandlers.CountingPayments handler;
   @Autowired HealthEndpoint health;
@@ -53,13 +54,6 @@ class SigloKafkaBootIT {
     KAFKA.createTopics(2, TOPIC, TOPIC + "-dlt");
     registry.add("spring.kafka.bootstrap-servers", KAFKA::bootstrapServers);
     registry.add("spring.datasource.url", POSTGRES::jdbcUrl);
-  }
-
-  @AfterAll
-  static void stopServers() {
-    // the context is cached until the JVM ends; its consumer stops with it, and the servers here
-    KAFKA.close();
-    POSTGRES.close();
   }
 
   @Test

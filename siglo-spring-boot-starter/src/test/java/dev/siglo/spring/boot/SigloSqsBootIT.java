@@ -7,13 +7,13 @@ import dev.siglo.consumer.DeadLetterReason;
 import dev.siglo.consumer.spi.DeadLetters;
 import dev.siglo.store.postgres.PostgresIdempotencyStore;
 import dev.siglo.testkit.PostgresServer;
+import dev.siglo.testkit.SharedServers;
 import dev.siglo.testkit.SqsServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
@@ -36,14 +36,15 @@ import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
     classes = {BootTestApp.class, SigloSqsBootIT.Client.class},
     properties = {
       "siglo.store.type=postgres",
+      "siglo.store.postgres.table=boot_sqs",
       "siglo.consumers.payments.queue=" + SigloSqsBootIT.QUEUE,
       "siglo.consumers.payments.dead-letter-queue=" + SigloSqsBootIT.QUEUE + "-dlq",
       "management.endpoint.health.show-details=always"
     })
 class SigloSqsBootIT {
   static final String QUEUE = "boot-payments";
-  private static final SqsServer SQS = SqsServer.startOrExternal();
-  private static final PostgresServer POSTGRES = PostgresServer.startOrExternal();
+  private static final SqsServer SQS = SharedServers.sqs();
+  private static final PostgresServer POSTGRES = SharedServers.postgres();
 
   @Autowired TestHandlers.CountingPayments handler;
   @Autowired HealthEndpoint health;
@@ -63,12 +64,6 @@ class SigloSqsBootIT {
     SQS.createQueue(QUEUE, Map.of());
     SQS.createQueue(QUEUE + "-dlq", Map.of());
     registry.add("spring.datasource.url", POSTGRES::jdbcUrl);
-  }
-
-  @AfterAll
-  static void stopServers() {
-    SQS.close();
-    POSTGRES.close();
   }
 
   @Test
