@@ -40,8 +40,9 @@ final class KafkaScenarios {
       Faults schedule)
       throws Exception {
     long start = System.nanoTime();
-    String id = scenario + "/" + mode + "/" + RUNS.incrementAndGet();
-    String topic = "faults-" + mode + "-" + RUNS.get();
+    int number = RUNS.incrementAndGet(); // scenarios run in parallel lanes
+    String id = scenario + "/" + mode + "/" + number;
+    String topic = "faults-" + mode + "-" + number;
     KafkaSide.createTopics(bootstrap, topic);
     KafkaSide.send(bootstrap, topic, manifest);
     Map<String, String> args = lab.consumerArgs("kafka", mode, id);

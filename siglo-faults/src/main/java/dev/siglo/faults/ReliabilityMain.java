@@ -9,12 +9,21 @@ import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 
 /**
  * The fault-injection suite: every scenario in the effect modes it applies to, a table of what the
  * checker found, and {@code docs/RELIABILITY.md} when {@code --out} names it. Arguments: {@code
- * --size=ci|soak} (default ci), {@code --out=FILE}. Exit code 0 when every scenario kept its mode's
- * promise, 1 otherwise (the report is still written, with the failures marked).
+ * --size=ci|soak} (default ci), {@code --only=NAME-PART}, {@code --lanes=N} (scenarios at once;
+ * default 3 at ci size, 1 at soak size), {@code --out=FILE}. Exit code 0 when every scenario kept
+ * its mode's promise, 1 otherwise (the report is still written, with the failures marked).
  */
 public final class ReliabilityMain {
   /** The command that runs the suite at CI size and writes docs/RELIABILITY.md. */
@@ -22,10 +31,10 @@ public final class ReliabilityMain {
 
   private ReliabilityMain() {}
 
-  /** One scenario in one mode. */
+  /** One scenario in one mode, run on a lane's servers. */
   @FunctionalInterface
   interface Scenario {
-    Verdict run() throws Exception;
+    Verdict run(KafkaScenarios kafka, SqsScenarios sqs) throws Exception;
   }
 
   /**
@@ -43,22 +52,28 @@ public final class ReliabilityMain {
     String size = "ci";
     Path out = null;
     String only = "";
+    Integer lanes = null;
     for (String arg : args) {
       if (arg.startsWith("--size=")) {
         size = arg.substring("--size=".length());
+      } else if (arg.startsWith("--lanes=")) {
+        lanes = Integer.valueOf(arg.substring("--lanes=".length()));
       } else if (arg.startsWith("--only=")) {
         only = arg.substring("--only=".length());
       } else if (arg.startsWith("--out=")) {
         out = Path.of(arg.substring("--out=".length()));
       } else {
         System.err.println(
-            "unknown argument " + arg + " (use --size=ci|soak, --only=NAME-PART, --out=FILE)");
+            "unknown argument "
+                + arg
+                + " (use --size=ci|soak, --only=NAME-PART, --lanes=N, --out=FILE)");
         System.exit(2);
       }
     }
     int code;
     try {
-      List<Verdict> verdicts = run(FaultSize.named(size), only);
+      FaultSize sized = FaultSize.named(size);
+      List<Verdict> verdicts = run(lanes == null ? sized : sized.withLanes(lanes), only);
       if (out != null) {
         write(out, verdicts, size);
         System.out.println("written to " + out);
@@ -72,55 +87,84 @@ public final class ReliabilityMain {
   }
 
   /**
-   * Runs every scenario.
+   * @return every scenario in every mode it applies to, in the report's order
+   */
+  static List<Named> scenarios() {
+    return List.of(
+        new Named("kafka-kills/tx", (kafka, sqs) -> kafka.consumerKills("tx")),
+        new Named("kafka-kills/outside", (kafka, sqs) -> kafka.consumerKills("outside")),
+        new Named("broker-kill/tx", (kafka, sqs) -> kafka.brokerKill("tx")),
+        new Named("broker-kill/outside", (kafka, sqs) -> kafka.brokerKill("outside")),
+        new Named("store-outage/outside", (kafka, sqs) -> kafka.storeOutage("outside")),
+        new Named("store-outage/tx", (kafka, sqs) -> kafka.storeOutage("tx")),
+        new Named("redis-failover-acks/outside", (kafka, sqs) -> kafka.redisFailover(true)),
+        new Named("redis-failover/outside", (kafka, sqs) -> kafka.redisFailover(false)),
+        new Named("rebalance-storm/tx", (kafka, sqs) -> kafka.rebalanceStorm("tx")),
+        new Named("rebalance-storm/outside", (kafka, sqs) -> kafka.rebalanceStorm("outside")),
+        new Named("long-handlers/tx", (kafka, sqs) -> kafka.longHandlers("tx")),
+        new Named("long-handlers/outside", (kafka, sqs) -> kafka.longHandlers("outside")),
+        new Named("crash-loop/tx", (kafka, sqs) -> kafka.crashLoop("tx")),
+        new Named("crash-loop/outside", (kafka, sqs) -> kafka.crashLoop("outside")),
+        new Named("batch-crash-loop/tx", (kafka, sqs) -> kafka.batchCrashLoop("tx")),
+        new Named("lease-expiry/tx", (kafka, sqs) -> kafka.leaseExpiry("tx")),
+        new Named("lease-expiry/outside", (kafka, sqs) -> kafka.leaseExpiry("outside")),
+        new Named("poison-mix/tx", (kafka, sqs) -> kafka.poisonMix("tx")),
+        new Named("share-kills/tx", (kafka, sqs) -> kafka.shareGroupKills("tx")),
+        new Named("share-kills/outside", (kafka, sqs) -> kafka.shareGroupKills("outside")),
+        new Named("sqs-kills/tx", (kafka, sqs) -> sqs.consumerKills("tx")),
+        new Named("sqs-kills/outside", (kafka, sqs) -> sqs.consumerKills("outside")),
+        new Named("sqs-slow/tx", (kafka, sqs) -> sqs.slowHandlers("tx")),
+        new Named("sqs-slow/outside", (kafka, sqs) -> sqs.slowHandlers("outside")),
+        new Named("sqs-store-outage/outside", (kafka, sqs) -> sqs.storeOutage("outside")),
+        new Named("sqs-store-outage/tx", (kafka, sqs) -> sqs.storeOutage("tx")));
+  }
+
+  /**
+   * Runs the scenarios whose name contains {@code only} on {@link FaultSize#lanes()} lanes, each
+   * lane on a {@link Lab} of its own (outages stop a lab's servers), the longest scenarios first.
    *
    * @param size the size
-   * @return one verdict per scenario and mode, in order
+   * @param only a part of the names to run ("" for all)
+   * @return one verdict per scenario and mode, in the report's order
    * @throws Exception when a scenario cannot run (a server does not start, the end is not reached)
    */
   static List<Verdict> run(FaultSize size, String only) throws Exception {
-    List<Verdict> verdicts = new ArrayList<>();
+    List<Named> chosen = scenarios().stream().filter(n -> n.name().contains(only)).toList();
+    Queue<Named> queue = new ConcurrentLinkedQueue<>(Schedule.longestFirst(chosen));
+    Map<String, Verdict> verdicts = new ConcurrentHashMap<>();
+    int lanes = Math.max(1, Math.min(size.lanes(), chosen.size()));
+    ExecutorService pool = Executors.newFixedThreadPool(lanes);
+    try {
+      List<Future<Void>> running = new ArrayList<>();
+      for (int lane = 0; lane < lanes; lane++) {
+        running.add(pool.submit(() -> runLane(size, queue, verdicts)));
+      }
+      for (Future<Void> lane : running) {
+        try {
+          lane.get();
+        } catch (ExecutionException e) {
+          queue.clear(); // the other lanes finish the scenario they run, then stop
+          throw e.getCause() instanceof Exception cause ? cause : e;
+        }
+      }
+    } finally {
+      pool.shutdown();
+    }
+    return chosen.stream().map(n -> verdicts.get(n.name())).toList();
+  }
+
+  private static Void runLane(FaultSize size, Queue<Named> queue, Map<String, Verdict> verdicts)
+      throws Exception {
     try (Lab lab = new Lab()) {
       KafkaScenarios kafka = new KafkaScenarios(lab, size);
       SqsScenarios sqs = new SqsScenarios(lab, size);
-      List<Named> all =
-          List.of(
-              new Named("kafka-kills/tx", () -> kafka.consumerKills("tx")),
-              new Named("kafka-kills/outside", () -> kafka.consumerKills("outside")),
-              new Named("broker-kill/tx", () -> kafka.brokerKill("tx")),
-              new Named("broker-kill/outside", () -> kafka.brokerKill("outside")),
-              new Named("store-outage/outside", () -> kafka.storeOutage("outside")),
-              new Named("store-outage/tx", () -> kafka.storeOutage("tx")),
-              new Named("redis-failover-acks/outside", () -> kafka.redisFailover(true)),
-              new Named("redis-failover/outside", () -> kafka.redisFailover(false)),
-              new Named("rebalance-storm/tx", () -> kafka.rebalanceStorm("tx")),
-              new Named("rebalance-storm/outside", () -> kafka.rebalanceStorm("outside")),
-              new Named("long-handlers/tx", () -> kafka.longHandlers("tx")),
-              new Named("long-handlers/outside", () -> kafka.longHandlers("outside")),
-              new Named("crash-loop/tx", () -> kafka.crashLoop("tx")),
-              new Named("crash-loop/outside", () -> kafka.crashLoop("outside")),
-              new Named("batch-crash-loop/tx", () -> kafka.batchCrashLoop("tx")),
-              new Named("lease-expiry/tx", () -> kafka.leaseExpiry("tx")),
-              new Named("lease-expiry/outside", () -> kafka.leaseExpiry("outside")),
-              new Named("poison-mix/tx", () -> kafka.poisonMix("tx")),
-              new Named("share-kills/tx", () -> kafka.shareGroupKills("tx")),
-              new Named("share-kills/outside", () -> kafka.shareGroupKills("outside")),
-              new Named("sqs-kills/tx", () -> sqs.consumerKills("tx")),
-              new Named("sqs-kills/outside", () -> sqs.consumerKills("outside")),
-              new Named("sqs-slow/tx", () -> sqs.slowHandlers("tx")),
-              new Named("sqs-slow/outside", () -> sqs.slowHandlers("outside")),
-              new Named("sqs-store-outage/outside", () -> sqs.storeOutage("outside")),
-              new Named("sqs-store-outage/tx", () -> sqs.storeOutage("tx")));
-      for (Named n : all) {
-        if (!n.name().contains(only)) {
-          continue;
-        }
-        Verdict v = n.scenario().run();
+      for (Named next = queue.poll(); next != null; next = queue.poll()) {
+        Verdict v = next.scenario().run(kafka, sqs);
         System.out.println(v.describe());
-        verdicts.add(v);
+        verdicts.put(next.name(), v);
       }
     }
-    return verdicts;
+    return null;
   }
 
   /** The store-outage cell: what the consumers did while the store was down. */

@@ -41,8 +41,9 @@ final class SqsScenarios {
       KafkaScenarios.Faults schedule)
       throws Exception {
     long start = System.nanoTime();
-    String id = scenario + "/" + mode + "/" + RUNS.incrementAndGet();
-    String name = "faults-" + RUNS.get() + "-" + mode;
+    int number = RUNS.incrementAndGet(); // scenarios run in parallel lanes
+    String id = scenario + "/" + mode + "/" + number;
+    String name = "faults-" + number + "-" + mode;
     Map<QueueAttributeName, String> attrs =
         Map.of(QueueAttributeName.VISIBILITY_TIMEOUT, Integer.toString(VISIBILITY_SECONDS));
     String url = lab.sqs.createQueue(name, attrs);
