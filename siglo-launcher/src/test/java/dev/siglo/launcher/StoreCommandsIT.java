@@ -11,6 +11,7 @@ import dev.siglo.consumer.store.Outcome;
 import dev.siglo.consumer.store.StoredRecord;
 import dev.siglo.testkit.PostgresServer;
 import dev.siglo.testkit.RedisServer;
+import dev.siglo.testkit.SharedServers;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -38,27 +39,26 @@ class StoreCommandsIT {
   }
 
   private static ClaimToken claim(IdempotencyStore store, String raw) {
-    ClaimResult r = store.claim(new ClaimRequest(KEYS.key(raw), null, Duration.ofMinutes(2)));
+    ClaimResult r = store.claim(new ClaimRequest(KEYS.key(raw), null, Duration.ofHours(1)));
     return ((ClaimResult.Claimed) r).token();
   }
 
   @Test
   void onRedis() throws Exception {
-    try (RedisServer redis = RedisServer.custom().start()) {
-      exercise(
-          config(
-              "siglo.store.type=redis\nsiglo.store.redis.url=redis://127.0.0.1:"
-                  + redis.port()
-                  + "\n"));
-    }
+    RedisServer redis = SharedServers.redis();
+    exercise(
+        config(
+            "siglo.store.type=redis\nsiglo.store.redis.url=redis://"
+                + redis.host()
+                + ":"
+                + redis.port()
+                + "\n"));
   }
 
   @Test
   void onPostgres() throws Exception {
-    try (PostgresServer pg = PostgresServer.start()) {
-      exercise(
-          config("siglo.store.type=postgres\nsiglo.store.postgres.url=" + pg.jdbcUrl() + "\n"));
-    }
+    PostgresServer pg = SharedServers.postgres();
+    exercise(config("siglo.store.type=postgres\nsiglo.store.postgres.url=" + pg.jdbcUrl() + "\n"));
   }
 
   @Test
@@ -95,7 +95,7 @@ class StoreCommandsIT {
     assertThat(running.output())
         .containsPattern("state +IN_PROGRESS\n")
         .containsPattern("owner token +" + held.value())
-        .containsPattern("lease end +\\S+Z \\(in 1\\d\\d s\\)")
+        .containsPattern("lease end +\\S+Z \\(in 3[0-5]\\d\\d s\\)")
         .containsPattern("deliveries +1\n");
     SigloProcess.Result none =
         siglo("", "inspect", "-c", c, "--stored-key", "ff:idemp:ops:_:nothing");

@@ -79,18 +79,32 @@ public abstract class IdempotencyStoreContract {
     return JsonOutcomeCodec.DEFAULT_MAX_BYTES;
   }
 
-  /**
-   * @return threads of the concurrency race
-   */
-  protected int raceThreads() {
-    return 64;
+  /** Set to {@code true} ({@code -Dsiglo.soak=true}) to run the concurrency race at soak size. */
+  public static final String SOAK_PROPERTY = "siglo.soak";
+
+  private static boolean soak() {
+    return Boolean.getBoolean(SOAK_PROPERTY);
   }
 
   /**
+   * The race's threads: 32 in {@code mvn verify}, enough to have many claims of one key in flight
+   * against the store at once on a 2-core machine (and more threads than cores, so claims
+   * interleave at every point); 64 at soak size ({@value #SOAK_PROPERTY}).
+   *
+   * @return threads of the concurrency race
+   */
+  protected int raceThreads() {
+    return soak() ? 64 : 32;
+  }
+
+  /**
+   * The race's keys: 250 in {@code mvn verify} (8,000 claims, every key claimed by all threads),
+   * 1,000 at soak size ({@value #SOAK_PROPERTY}).
+   *
    * @return keys of the concurrency race
    */
   protected int raceKeys() {
-    return 1_000;
+    return soak() ? 1_000 : 250;
   }
 
   @BeforeEach
