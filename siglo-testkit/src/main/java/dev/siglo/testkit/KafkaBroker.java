@@ -242,7 +242,9 @@ public final class KafkaBroker implements AutoCloseable {
   }
 
   /**
-   * Creates topics and waits until they exist.
+   * Creates topics and waits until the broker serves every partition as its leader (a produce
+   * request sent before that gets NOT_LEADER_OR_FOLLOWER, and the idempotent producer's retry of it
+   * can end in OUT_OF_ORDER_SEQUENCE_NUMBER until the record expires).
    *
    * @param partitions partitions of each topic
    * @param names topic names
@@ -259,11 +261,21 @@ public final class KafkaBroker implements AutoCloseable {
       Awaitility.await("topics " + String.join(",", names))
           .atMost(Duration.ofSeconds(60))
           .ignoreExceptions()
-          .until(
-              () -> admin.listTopics().names().get(5, TimeUnit.SECONDS).containsAll(Set.of(names)));
+          .until(() -> everyPartitionLed(admin, names));
     } catch (Exception e) {
       throw new IllegalStateException("cannot create topics " + String.join(",", names), e);
     }
+  }
+
+  private static boolean everyPartitionLed(Admin admin, String... names) throws Exception {
+    return admin
+        .describeTopics(Set.of(names))
+        .allTopicNames()
+        .get(5, TimeUnit.SECONDS)
+        .values()
+        .stream()
+        .flatMap(t -> t.partitions().stream())
+        .allMatch(p -> p.leader() != null && !p.leader().isEmpty());
   }
 
   /** Stops an in-process broker or the broker's own JVM; an external cluster is left alone. */

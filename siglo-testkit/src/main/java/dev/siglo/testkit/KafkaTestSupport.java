@@ -7,6 +7,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.OffsetSpec;
@@ -17,6 +18,7 @@ import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.TopicPartition;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
@@ -29,6 +31,7 @@ public final class KafkaTestSupport implements AutoCloseable {
   private final KafkaBroker broker;
   private final KafkaProducer<byte[], byte[]> producer;
   private final Admin admin;
+  private final AtomicReference<Exception> undelivered = new AtomicReference<>();
 
   /**
    * @param broker the broker
@@ -69,7 +72,7 @@ public final class KafkaTestSupport implements AutoCloseable {
     if (idempotencyKey != null) {
       r.headers().add("idempotency-key", idempotencyKey.getBytes(StandardCharsets.UTF_8));
     }
-    producer.send(r);
+    producer.send(r, this::delivered);
   }
 
   /**
@@ -87,12 +90,23 @@ public final class KafkaTestSupport implements AutoCloseable {
     if (idempotencyKey != null) {
       r.headers().add("idempotency-key", idempotencyKey.getBytes(StandardCharsets.UTF_8));
     }
-    producer.send(r);
+    producer.send(r, this::delivered);
   }
 
   /** Waits until every sent record was acknowledged. */
   public void flush() {
     producer.flush();
+    Exception failed = undelivered.get();
+    if (failed != null) {
+      // a record the test meant to send is missing: the consumer under test must not be blamed
+      throw new IllegalStateException("a test record was not delivered to the broker", failed);
+    }
+  }
+
+  private void delivered(RecordMetadata metadata, Exception failure) {
+    if (failure != null) {
+      undelivered.compareAndSet(null, failure);
+    }
   }
 
   private static byte[] bytes(String s) {
