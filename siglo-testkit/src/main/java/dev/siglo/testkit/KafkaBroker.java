@@ -138,7 +138,9 @@ public final class KafkaBroker implements AutoCloseable {
     p.setProperty("transaction.state.log.replication.factor", "1");
     p.setProperty("transaction.state.log.min.isr", "1");
     p.setProperty("group.initial.rebalance.delay.ms", "0");
-    p.setProperty("broker.session.timeout.ms", "2000");
+    // Kafka's default session: with 2 s, a broker sharing a loaded 2-core machine missed its own
+    // controller's heartbeats, was fenced mid-test, and producers got NOT_LEADER_OR_FOLLOWER
+    p.setProperty("broker.session.timeout.ms", "9000");
     p.setProperty("broker.heartbeat.interval.ms", "500");
     p.setProperty("num.partitions", "1");
     p.setProperty("auto.create.topics.enable", "false");

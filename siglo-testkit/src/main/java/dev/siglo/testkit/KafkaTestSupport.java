@@ -96,7 +96,7 @@ public final class KafkaTestSupport implements AutoCloseable {
   /** Waits until every sent record was acknowledged. */
   public void flush() {
     producer.flush();
-    Exception failed = undelivered.get();
+    Exception failed = undelivered.getAndSet(null);
     if (failed != null) {
       // a record the test meant to send is missing: the consumer under test must not be blamed
       throw new IllegalStateException("a test record was not delivered to the broker", failed);
