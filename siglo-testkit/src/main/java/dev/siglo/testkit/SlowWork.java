@@ -14,8 +14,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * the effect runs twice. Thread-safe.
  */
 public final class SlowWork {
-  /** The claim lease the tests run with. */
-  public static final Duration LEASE = Duration.ofSeconds(2);
+  /**
+   * The claim lease the tests run with: 4 s, so that a renewal due every third of it still lands
+   * when a loaded 2-core machine delays the renewing thread by a second or more (with 2 s, a CI run
+   * at load 9 lost the lease of a living handler).
+   */
+  public static final Duration LEASE = Duration.ofSeconds(4);
 
   /** How long one call works: three and a half leases. */
   public static final Duration WORK = LEASE.multipliedBy(7).dividedBy(2);
