@@ -5,12 +5,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariDataSource;
 import dev.siglo.consumer.HandlerContext;
+import dev.siglo.consumer.IdempotencyConfig;
 import dev.siglo.consumer.StepDeclinedException;
 import dev.siglo.consumer.engine.Disposition;
 import dev.siglo.consumer.engine.MessageProcessor;
 import dev.siglo.consumer.error.OutcomeTooLargeException;
 import dev.siglo.consumer.error.PermanentException;
 import dev.siglo.consumer.error.TransientException;
+import dev.siglo.consumer.key.IdempotencyKeys;
+import dev.siglo.consumer.store.BatchClaimResult;
+import dev.siglo.consumer.store.ClaimRequest;
+import dev.siglo.consumer.store.ClaimResult;
+import dev.siglo.consumer.store.ClaimStatus;
 import dev.siglo.testkit.PostgresServerExtension;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -18,9 +24,11 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
@@ -217,6 +225,103 @@ class TransactionalStepIT {
       pool.shutdownNow();
     }
     assertThat(bodies).hasValue(1);
+    assertThat(Payments.rows(ds, orderId)).isEqualTo(1);
+  }
+
+  /**
+   * A claim outside a transaction (the engine's, single or batched) of a key whose step transaction
+   * is open elsewhere answers in progress while that transaction is still open, and the other keys
+   * of its batch are claimed: a holder that never commits (a frozen process) holds back no key but
+   * its own.
+   */
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void aKeyWhoseTransactionIsOpenAnswersInProgressAtOnceAndHoldsBackNoOtherKeyOfItsBatch()
+      throws Exception {
+    String orderId = order("held");
+    CountDownLatch wrote = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    TransactionalStep<String, Long> step =
+        Payments.recordPayment(
+            store,
+            () -> {
+              wrote.countDown();
+              release.await(60, TimeUnit.SECONDS);
+            });
+    String held = IdempotencyKeys.defaults().key("payment:" + orderId);
+    String free = IdempotencyKeys.defaults().key("free:" + orderId);
+    Duration lease = Duration.ofMinutes(1);
+    // the partitioned layout creates its partitions on its first call: DDL that needs the table's
+    // lock, which an open transaction on the table holds back (README, partitioned layout)
+    store.claim(new ClaimRequest(free + "-first", null, lease));
+    ExecutorService pool = Executors.newSingleThreadExecutor();
+    try {
+      Future<Long> holder = pool.submit(() -> runStep(step, orderId));
+      assertThat(wrote.await(30, TimeUnit.SECONDS)).isTrue();
+
+      ClaimResult single = store.claim(new ClaimRequest(held, null, lease));
+      List<BatchClaimResult> batch =
+          store.claimAll(
+              List.of(new ClaimRequest(free, null, lease), new ClaimRequest(held, null, lease)));
+
+      assertThat(holder).as("answered while the holder's transaction is open").isNotDone();
+      release.countDown();
+      assertThat(holder.get(30, TimeUnit.SECONDS)).isEqualTo(1250L);
+      assertThat(single.status()).isEqualTo(ClaimStatus.IN_PROGRESS);
+      assertThat(batch.get(0).result().status()).isEqualTo(ClaimStatus.CLAIMED);
+      assertThat(batch.get(1).result().status()).isEqualTo(ClaimStatus.IN_PROGRESS);
+    } finally {
+      release.countDown();
+      pool.shutdownNow();
+    }
+  }
+
+  /**
+   * A holder whose process freezes inside its step's transaction (here: its body waits on a latch,
+   * sending nothing) loses its session once that transaction sat idle for the step's lease (the
+   * store's default idle-in-transaction timeout): its write and claim roll back, a duplicate claims
+   * the key and runs the step, and the holder's late commit fails. It is never woken before the
+   * duplicate finished. One payment row.
+   */
+  @Test
+  @Timeout(value = 2, unit = TimeUnit.MINUTES)
+  void aFrozenHoldersTransactionEndsAfterItsLeaseAndADuplicateRunsTheStepOnce() throws Exception {
+    String orderId = order("frozen");
+    CountDownLatch wrote = new CountDownLatch(1);
+    CountDownLatch thaw = new CountDownLatch(1);
+    AtomicInteger bodies = new AtomicInteger();
+    IdempotencyConfig shortLease =
+        IdempotencyConfig.custom()
+            .lease(Duration.ofSeconds(2))
+            .settleTimeout(Duration.ofSeconds(20))
+            .build();
+    TransactionalStep<String, Long> step =
+        Payments.recordPayment(
+                store,
+                () -> {
+                  if (bodies.incrementAndGet() == 1) {
+                    wrote.countDown();
+                    thaw.await(60, TimeUnit.SECONDS);
+                  }
+                })
+            .idempotent(id -> "payment:" + id, shortLease);
+    ExecutorService pool = Executors.newFixedThreadPool(2);
+    try {
+      Future<Long> frozen = pool.submit(() -> runStep(step, orderId));
+      assertThat(wrote.await(30, TimeUnit.SECONDS)).isTrue();
+
+      Future<Long> duplicate = pool.submit(() -> runStep(step, orderId));
+
+      assertThat(duplicate.get(60, TimeUnit.SECONDS)).isEqualTo(1250L);
+      assertThat(frozen).as("the holder stayed frozen until the duplicate finished").isNotDone();
+      thaw.countDown();
+      assertThatThrownBy(() -> frozen.get(30, TimeUnit.SECONDS))
+          .isInstanceOf(ExecutionException.class);
+    } finally {
+      thaw.countDown();
+      pool.shutdownNow();
+    }
+    assertThat(bodies).hasValue(2);
     assertThat(Payments.rows(ds, orderId)).isEqualTo(1);
   }
 

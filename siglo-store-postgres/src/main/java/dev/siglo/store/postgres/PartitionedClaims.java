@@ -22,10 +22,11 @@ import java.util.TreeSet;
 
 /**
  * Claims on the partitioned layout, which has no primary key to conflict on: in one transaction,
- * the claimant takes a transaction-scoped advisory lock on each key (in key order, so two batches
- * never deadlock), reads the keys' rows with a fresh snapshot, answers the live ones, deletes the
- * expired or released ones it read (fenced on their token, lease and retention, which every other
- * writer changes, so a row completed or renewed meanwhile is not deleted but read again) and
+ * the claimant takes a transaction-scoped advisory lock on each key (tries it, in its own
+ * transaction: a key locked elsewhere answers in progress; waits for it, in key order, in a {@link
+ * TransactionalStep}'s), reads the keys' rows with a fresh snapshot, answers the live ones, deletes
+ * the expired or released ones it read (fenced on their token, lease and retention, which every
+ * other writer changes, so a row completed or renewed meanwhile is not deleted but read again) and
  * inserts the new claims, with the counts carried over as the single table's upsert does. Only
  * claimants take the locks; the token-checked updates (complete, renew, fail) need none. Runs in
  * the caller's transaction when it has one (a {@link TransactionalStep}), else in its own.
@@ -35,6 +36,7 @@ final class PartitionedClaims {
 
   private final PostgresIdempotencyStore store;
   private final String lock;
+  private final String tryLock;
   private final String read;
   private final String delete;
   private final String insert;
@@ -44,6 +46,9 @@ final class PartitionedClaims {
     this.lock =
         "SELECT pg_advisory_xact_lock(hashtextextended(? || k, 0)) FROM"
             + " (SELECT DISTINCT k FROM unnest(?::text[]) AS u(k) ORDER BY k) s";
+    this.tryLock =
+        "SELECT k, pg_try_advisory_xact_lock(hashtextextended(? || k, 0)) FROM"
+            + " (SELECT DISTINCT k FROM unnest(?::text[]) AS u(k)) s";
     this.read =
         "SELECT idem_key, state, fingerprint, lease_until_ms, retain_until_ms, outcome, "
             + now
@@ -85,7 +90,7 @@ final class PartitionedClaims {
       c.setAutoCommit(false);
     }
     try {
-      Map<String, BatchClaimResult> out = claimLocked(c, requests);
+      Map<String, BatchClaimResult> out = claimLocked(c, requests, own);
       if (own) {
         c.commit();
       }
@@ -102,19 +107,30 @@ final class PartitionedClaims {
     }
   }
 
+  /**
+   * Locks the keys and claims them. In its own transaction the claimant only tries each lock: a key
+   * whose lock another transaction holds (a {@link TransactionalStep}'s, perhaps of a frozen
+   * process) answers in progress at once and holds back none of the others. In the caller's
+   * transaction it waits, bounded by that transaction's {@code lock_timeout}.
+   */
   private Map<String, BatchClaimResult> claimLocked(
-      Connection c, Map<String, ClaimRequest> requests) throws SQLException {
+      Connection c, Map<String, ClaimRequest> requests, boolean own) throws SQLException {
     Set<String> pending = new TreeSet<>(requests.keySet());
-    try (PreparedStatement ps = c.prepareStatement(lock)) {
+    Map<String, BatchClaimResult> out = new HashMap<>();
+    try (PreparedStatement ps = c.prepareStatement(own ? tryLock : lock)) {
       ps.setString(1, store.config().qualifiedTable() + ":");
       ps.setArray(2, c.createArrayOf("text", pending.toArray(new String[0])));
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          // each row is one lock taken
+          // each row is one lock taken, or (trying) one key and whether its lock was taken
+          if (own && !rs.getBoolean(2)) {
+            String key = rs.getString(1);
+            out.put(key, BatchClaimResult.of(requests.get(key), store.lockedElsewhere()));
+          }
         }
       }
     }
-    Map<String, BatchClaimResult> out = new HashMap<>();
+    pending.removeAll(out.keySet());
     for (int attempt = 0; attempt < ATTEMPTS && !pending.isEmpty(); attempt++) {
       Map<String, Stale> stale = new HashMap<>();
       Set<String> fresh = new HashSet<>(pending);

@@ -62,6 +62,7 @@ import org.slf4j.LoggerFactory;
 public final class PostgresIdempotencyStore implements IdempotencyStore {
   private static final Logger log = LoggerFactory.getLogger(PostgresIdempotencyStore.class);
   private static final int CLAIM_ATTEMPTS = 5;
+  private static final String LOCK_NOT_AVAILABLE = "55P03";
 
   private final PostgresStoreConfig config;
   private final Sql sql;
@@ -116,7 +117,34 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
     return run("claim", c -> claimOne(c, request, key));
   }
 
+  /**
+   * Claims on an autocommit connection: a row another session holds locked answers in progress
+   * after {@link Sql#CLAIM_LOCK_WAIT_MS} at most.
+   */
   ClaimResult claimOne(Connection c, ClaimRequest request, String key) throws SQLException {
+    try {
+      return claimIn(c, request, key, Duration.ofMillis(Sql.CLAIM_LOCK_WAIT_MS));
+    } catch (SQLException e) {
+      if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+        throw e;
+      }
+      return lockedElsewhere();
+    }
+  }
+
+  /** The answer for a key whose row another session holds locked: someone is changing it now. */
+  ClaimResult lockedElsewhere() {
+    long now = config.clock() == null ? System.currentTimeMillis() : config.clock().millis();
+    return new ClaimResult.InProgress(Instant.ofEpochMilli(now + Sql.CLAIM_LOCK_WAIT_MS));
+  }
+
+  /**
+   * Claims on {@code c}, waiting at most {@code lockWait} for a row another session holds locked
+   * ({@code 55P03} when it did not settle by then); a {@link TransactionalStep} claims in its own
+   * transaction with its settle timeout.
+   */
+  ClaimResult claimIn(Connection c, ClaimRequest request, String key, Duration lockWait)
+      throws SQLException {
     if (partitionedClaims != null) {
       ensurePartitionsFor(c, request.lease().toMillis());
       return partitionedClaims.claim(c, Map.of(key, request)).get(key).resultOrThrow();
@@ -131,7 +159,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         setNow(ps, 5);
         ps.setLong(6, request.lease().toMillis());
         ps.setInt(7, request.newDelivery() ? 1 : 0);
-        setNow(ps, 8);
+        ps.setString(8, lockTimeout(lockWait));
+        setNow(ps, 9);
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {
             return new ClaimResult.Claimed(
@@ -246,7 +275,8 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
       ps.setArray(5, c.createArrayOf("bigint", leases));
       ps.setArray(6, c.createArrayOf("integer", deliveries));
       setNow(ps, 7);
-      setNow(ps, 8);
+      ps.setString(8, lockTimeout(Duration.ofMillis(Sql.CLAIM_LOCK_WAIT_MS)));
+      setNow(ps, 9);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           String key = rs.getString(1);
@@ -263,6 +293,22 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
                       rs.getInt(6))));
         }
       }
+    } catch (SQLException e) {
+      if (!LOCK_NOT_AVAILABLE.equals(e.getSQLState())) {
+        throw e;
+      }
+      // a row of the batch is locked by another session: claim key by key, so only the locked
+      // keys answer in progress and the others are claimed now
+      out.clear();
+      for (String key : keys) {
+        ClaimRequest r = requests.get(key);
+        try {
+          out.put(key, BatchClaimResult.of(r, claimOne(c, r, key)));
+        } catch (IdempotencyKeyReuseException reuse) {
+          out.put(key, BatchClaimResult.failed(r, reuse));
+        }
+      }
+      return out;
     }
     if (out.size() == n) {
       return out;
@@ -742,6 +788,11 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
       }
       tableReady = true;
     }
+  }
+
+  /** A duration as a PostgreSQL setting's value, in whole milliseconds (at least 1). */
+  static String lockTimeout(Duration wait) {
+    return Math.max(1, wait.toMillis()) + "ms";
   }
 
   void setNow(PreparedStatement ps, int index) throws SQLException {

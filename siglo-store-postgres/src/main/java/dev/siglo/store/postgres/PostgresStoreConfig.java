@@ -39,6 +39,7 @@ public final class PostgresStoreConfig {
   private final boolean closeDataSourceOnClose;
   private final Duration partitionWidth;
   private final int partitionsAhead;
+  private final Duration idleInTransactionTimeout;
 
   private PostgresStoreConfig(Builder b) {
     this.dataSource = b.dataSource;
@@ -51,6 +52,17 @@ public final class PostgresStoreConfig {
     this.closeDataSourceOnClose = b.closeDataSourceOnClose;
     this.partitionWidth = b.partitionWidth;
     this.partitionsAhead = b.partitionsAhead;
+    this.idleInTransactionTimeout = b.idleInTransactionTimeout;
+  }
+
+  /**
+   * @return how long a {@link TransactionalStep}'s transaction may sit idle (its process frozen,
+   *     cut off or stuck between two statements) before PostgreSQL ends the session, releasing its
+   *     locks and rolling it back; {@code null} (the default) for the step's lease (see {@link
+   *     Builder#idleInTransactionTimeout})
+   */
+  public Duration idleInTransactionTimeout() {
+    return idleInTransactionTimeout;
   }
 
   /**
@@ -191,6 +203,7 @@ public final class PostgresStoreConfig {
     private boolean closeDataSourceOnClose;
     private Duration partitionWidth;
     private int partitionsAhead = DEFAULT_PARTITIONS_AHEAD;
+    private Duration idleInTransactionTimeout;
 
     private Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -299,6 +312,26 @@ public final class PostgresStoreConfig {
             "partitionsAhead must be at least 1, was " + partitions);
       }
       this.partitionsAhead = partitions;
+      return this;
+    }
+
+    /**
+     * Bounds how long a {@link TransactionalStep}'s open transaction may wait on its client between
+     * two statements ({@code idle_in_transaction_session_timeout}, set for that transaction only).
+     * A process frozen by a GC pause, a VM migration or {@code SIGSTOP} while its transaction holds
+     * a key's row (or advisory) lock would otherwise block that key for as long as it stays frozen;
+     * once the timeout ends its session, its writes and record roll back and another process claims
+     * the key (the frozen one's commit then fails, so the step still runs once). By default the
+     * step's lease: a frozen holder then blocks its key no longer than a lapsed claim outside a
+     * transaction would. Set it longer when a step's body waits on something else (a remote call)
+     * between two of its statements for longer than its lease.
+     *
+     * @param timeout positive, whole milliseconds; {@code null} for the step's lease
+     * @return this builder
+     */
+    public Builder idleInTransactionTimeout(Duration timeout) {
+      this.idleInTransactionTimeout =
+          timeout == null ? null : Durations.requirePositive(timeout, "idleInTransactionTimeout");
       return this;
     }
 

@@ -29,14 +29,25 @@ final class Sql {
   static final long RELEASED_MEMORY_MS = 3_600_000L;
 
   /**
-   * Params: key, key, token, fingerprint, now, lease ms, new delivery (0/1), now. Columns: lease,
-   * takeover, deliveries, takeovers.
+   * The longest a claim statement waits for a row another session holds locked (a concurrent
+   * claimant's statement, or the open transaction of a {@link TransactionalStep}, perhaps of a
+   * frozen process) before it fails with {@code 55P03}, which the store answers as in progress.
+   * Long enough for a healthy claimant's single statement to finish, short enough that a batch
+   * holding one locked key does not hold back the others. Set with {@code set_config(..., true)}
+   * inside the claim statement itself: it lasts to the end of that statement's transaction and
+   * costs no round trip.
+   */
+  static final long CLAIM_LOCK_WAIT_MS = 100;
+
+  /**
+   * Params: key, key, token, fingerprint, now, lease ms, new delivery (0/1), lock timeout (text,
+   * for example {@code "100ms"}), now. Columns: lease, takeover, deliveries, takeovers.
    */
   final String claim;
 
   /**
-   * Params: keys[], keys[], tokens[], fingerprints[], leases[], new deliveries[], now, now.
-   * Columns: key, token, lease, takeover, deliveries, takeovers.
+   * Params: keys[], keys[], tokens[], fingerprints[], leases[], new deliveries[], now, lock timeout
+   * (text), now. Columns: key, token, lease, takeover, deliveries, takeovers.
    */
   final String claimAll;
 
@@ -91,9 +102,11 @@ final class Sql {
             + t
             + " AS r (idem_key, state, owner_token, fingerprint,"
             + " lease_until_ms, retain_until_ms, outcome, deliveries, takeovers)"
-            + " VALUES (?, 'P', ?, ?, "
+            + " SELECT ?, 'P', ?, ?, "
             + NOW
-            + " + ?, NULL, NULL, ?, 0)"
+            + " + ?, NULL, NULL, ?, 0"
+            // evaluated before the row is inserted: the lock wait below is bounded
+            + " FROM (SELECT set_config('lock_timeout', ?, true)) lt"
             + UPSERT
             + " RETURNING r.lease_until_ms,"
             + " COALESCE((SELECT state = 'P' AND owner_token IS NOT NULL FROM prev), false),"
@@ -111,7 +124,8 @@ final class Sql {
             + " AS i(k, tok, fp, lease, d)"
             + " CROSS JOIN (SELECT "
             + NOW
-            + " AS now) n"
+            + " AS now, set_config('lock_timeout', ?, true) AS lt) n"
+            // sorted before the first insert, so the lock timeout is set by then
             + " ORDER BY i.k"
             + UPSERT
             + " RETURNING r.idem_key, r.owner_token, r.lease_until_ms,"

@@ -54,8 +54,10 @@ final class TransactionalRunner {
       boolean autoCommit = c.getAutoCommit();
       c.setAutoCommit(false);
       try {
-        lockTimeout(c, options.settleTimeout());
-        ClaimResult claim = store.claimOne(c, new ClaimRequest(key, null, options.lease()), key);
+        bound(c, options);
+        ClaimResult claim =
+            store.claimIn(
+                c, new ClaimRequest(key, null, options.lease()), key, options.settleTimeout());
         if (claim instanceof ClaimResult.Completed completed) {
           c.commit();
           return steps.replay(stepName, completed.outcome(), resultType);
@@ -108,9 +110,19 @@ final class TransactionalRunner {
     }
   }
 
-  private static void lockTimeout(Connection c, Duration settle) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT set_config('lock_timeout', ?, true)")) {
-      ps.setString(1, Math.max(1, settle.toMillis()) + "ms");
+  /**
+   * Bounds this transaction's waits: on another's lock, the settle timeout (then {@code 55P03}, a
+   * conflict); on this client between statements, the store's idle-in-transaction timeout or the
+   * lease (then PostgreSQL ends the session, so a frozen holder's locks do not outlive its lease).
+   */
+  private void bound(Connection c, IdempotencyConfig options) throws SQLException {
+    Duration idle = store.config().idleInTransactionTimeout();
+    try (PreparedStatement ps =
+        c.prepareStatement(
+            "SELECT set_config('lock_timeout', ?, true),"
+                + " set_config('idle_in_transaction_session_timeout', ?, true)")) {
+      ps.setString(1, PostgresIdempotencyStore.lockTimeout(options.settleTimeout()));
+      ps.setString(2, PostgresIdempotencyStore.lockTimeout(idle == null ? options.lease() : idle));
       ps.execute();
     }
   }
