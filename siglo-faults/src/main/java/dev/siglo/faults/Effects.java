@@ -177,6 +177,20 @@ public final class Effects {
     return n[0];
   }
 
+  /**
+   * @param applicationName a consumer process's sessions' name ({@link
+   *     FaultConsumerMain#applicationName})
+   * @return how many of its transactions are open and waiting on it (a frozen process's)
+   */
+  int openTransactions(String applicationName) {
+    int[] n = {0};
+    query(
+        "SELECT count(*) FROM pg_stat_activity WHERE application_name = ?"
+            + " AND state LIKE 'idle in transaction%'",
+        applicationName, rs -> n[0] = rs.getInt(1));
+    return n[0];
+  }
+
   /** A write to the history. */
   interface Write {
     void run() throws SQLException;

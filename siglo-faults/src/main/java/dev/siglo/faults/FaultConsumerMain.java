@@ -48,7 +48,8 @@ import software.amazon.awssdk.services.sqs.SqsClient;
  * bootstrap}, {@code topic}, {@code group}; SQS: {@code endpoint}, {@code queueUrl}, {@code
  * dlqUrl}, {@code visibilitySeconds}; {@code handler=batch} (Kafka): a {@code BatchMessageHandler}
  * at the default batch size and linger, which halts the JVM when any message of its batch says so,
- * waits {@code handlerMillis} once, writes each message's effect, and waits again.
+ * waits {@code handlerMillis} once, writes each message's effect, and waits again; {@code
+ * pauseInTx=true} (tx mode): the second wait is inside the step's open transaction.
  *
  * <p>Each payload is JSON {@code {"key": ..., "seq": ...}}; the idempotency key is the message's
  * {@code idempotency-key} header or attribute. The handler waits {@code handlerMillis}, writes the
@@ -77,6 +78,7 @@ public final class FaultConsumerMain {
     String mode = a.get("mode");
     int concurrency = Integer.parseInt(a.getOrDefault("concurrency", "8"));
     long handlerMillis = Long.parseLong(a.getOrDefault("handlerMillis", "2"));
+    boolean pauseInTx = mode.equals("tx") && Boolean.parseBoolean(a.get("pauseInTx"));
     long slowMillis = Long.parseLong(a.getOrDefault("slowMillis", "0"));
     IdempotencyConfig options =
         IdempotencyConfig.custom()
@@ -88,6 +90,8 @@ public final class FaultConsumerMain {
     hikari.setMaximumPoolSize(concurrency + 4);
     hikari.setConnectionTimeout(2_000);
     hikari.setPoolName("faults-" + ProcessHandle.current().pid());
+    // names this process's sessions in pg_stat_activity, where a scenario finds its transactions
+    hikari.addDataSourceProperty("ApplicationName", applicationName(ProcessHandle.current().pid()));
     HikariDataSource db = new HikariDataSource(hikari);
     Effects effects = new Effects(db);
 
@@ -108,6 +112,9 @@ public final class FaultConsumerMain {
                   Long.class,
                   (connection, in) -> {
                     Effects.write(connection, scenario, in[0], in[1]);
+                    if (pauseInTx) {
+                      Thread.sleep(handlerMillis); // the transaction stays open meanwhile
+                    }
                     return 1L;
                   })
               .idempotent(in -> "effect", options);
@@ -140,7 +147,7 @@ public final class FaultConsumerMain {
         (value, context) -> {
           pause(value, handlerMillis, slowMillis);
           effect.write(value, context);
-          pause(value, handlerMillis, 0);
+          pause(value, pauseInTx ? 0 : handlerMillis, 0);
           return null;
         };
     BatchMessageHandler<JsonNode> batchHandler =
@@ -251,6 +258,14 @@ public final class FaultConsumerMain {
   @FunctionalInterface
   private interface Effect {
     void write(JsonNode value, dev.siglo.consumer.HandlerContext context) throws Exception;
+  }
+
+  /**
+   * @param pid a consumer process's pid
+   * @return the PostgreSQL {@code application_name} of that process's sessions
+   */
+  static String applicationName(long pid) {
+    return "faults-" + pid;
   }
 
   private static void pause(JsonNode value, long millis, long slowMillis)

@@ -6,6 +6,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.awaitility.Awaitility;
+import org.awaitility.core.ConditionTimeoutException;
 import redis.clients.jedis.HostAndPort;
 
 /**
@@ -213,9 +214,11 @@ final class KafkaScenarios {
   }
 
   /**
-   * Scenario 5: a consumer frozen (SIGSTOP) while it holds claims, past its 3 s lease and its
-   * session; a second consumer takes the partitions and the claims over; then the first resumes
-   * (SIGCONT). Its late completions must be rejected by fencing.
+   * Scenario 5: a consumer frozen (SIGSTOP) while it holds claims (in tx mode, inside open
+   * PostgreSQL transactions holding the records' row locks), past its 3 s lease and its session; a
+   * second consumer takes the partitions and the claims over and finishes every key, the frozen
+   * one's too (its claims lapse; in tx mode PostgreSQL ends its idle transactions after the lease),
+   * before the first resumes (SIGCONT). Its late completions and commits must be rejected.
    */
   Verdict leaseExpiry(String mode) throws Exception {
     Manifest m = duplicates("lease");
@@ -225,16 +228,51 @@ final class KafkaScenarios {
         "consumer frozen with claims held past lease and session, taken over, then resumed",
         lab.kafka.bootstrapServers(),
         m,
-        Map.of("leaseMillis", "3000", "handlerMillis", "40"),
+        Map.of("leaseMillis", "3000", "handlerMillis", "40", "pauseInTx", "true"),
         run -> {
           run.awaitEffects(m.effectKeys.size() / 4, Duration.ofMinutes(3));
           ConsumerProcess frozen = run.consumers.get(0);
-          frozen.freeze();
-          long before = run.effectsSoFar();
+          if (mode.equals("tx")) {
+            freezeInsideTransactions(run, frozen);
+          } else {
+            frozen.freeze();
+          }
           run.startConsumer();
-          run.awaitEffects(before + Math.max(10, m.effectKeys.size() / 4), Duration.ofMinutes(3));
+          // the frozen process holds back nothing: it is thawed only once every key has its effect
+          run.awaitEveryEffectKey(m.effectKeys.size(), Duration.ofMinutes(3));
           frozen.thaw();
         });
+  }
+
+  /**
+   * Freezes {@code consumer} while at least one of its transactions is open (its handlers spend
+   * most of their time inside one), so the scenario always covers a frozen holder of row locks:
+   * when a freeze finds none open, the consumer is thawed and frozen again.
+   */
+  private void freezeInsideTransactions(Run run, ConsumerProcess consumer) {
+    String name = FaultConsumerMain.applicationName(consumer.pid());
+    for (int attempt = 1; ; attempt++) {
+      consumer.freeze();
+      // a statement running when the signal landed ends within moments and leaves its
+      // transaction idle
+      try {
+        Awaitility.await("an open transaction of the frozen consumer")
+            .atMost(Duration.ofSeconds(2))
+            .pollInterval(Duration.ofMillis(20))
+            .until(() -> run.effects.openTransactions(name) > 0);
+        run.notes
+            .append(" (frozen with ")
+            .append(run.effects.openTransactions(name))
+            .append(" transaction(s) open)");
+        return;
+      } catch (ConditionTimeoutException none) {
+        if (attempt == 20) {
+          throw new IllegalStateException(
+              "the consumer was never frozen with a transaction open", none);
+        }
+        consumer.thaw();
+      }
+    }
   }
 
   /**

@@ -67,6 +67,21 @@ final class Run implements AutoCloseable {
     }
   }
 
+  /** Waits until every one of the {@code keys} effect keys has its effect written. */
+  void awaitEveryEffectKey(int keys, Duration atMost) {
+    Awaitility.await(id + ": an effect for each of " + keys + " keys")
+        .atMost(atMost)
+        .pollInterval(Duration.ofMillis(50))
+        .until(
+            () -> {
+              try {
+                return effects.perKey(id).size() >= keys;
+              } catch (RuntimeException e) {
+                return false;
+              }
+            });
+  }
+
   /** Waits until at least {@code n} effects are written. */
   void awaitEffects(long n, Duration atMost) {
     Awaitility.await(id + ": " + n + " effects")
