@@ -1,12 +1,12 @@
 package dev.siglo.faults;
 
+import dev.siglo.testkit.ChildJvm;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -33,13 +33,9 @@ public final class ConsumerProcess implements AutoCloseable {
    * @return the running process
    */
   public static ConsumerProcess start(Map<String, String> args, Path log) {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx256m");
-    command.add("-XX:TieredStopAtLevel=1"); // short-lived: start fast rather than peak
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(FaultConsumerMain.class.getName());
+    // short-lived: start fast rather than peak (in the build's tests, the test JVM's flags say so)
+    List<String> command =
+        ChildJvm.command(FaultConsumerMain.class, "-Xmx256m", "-XX:TieredStopAtLevel=1");
     args.forEach((k, v) -> command.add(k + "=" + v));
     try {
       Files.createDirectories(log.toAbsolutePath().getParent());

@@ -3,6 +3,7 @@ package dev.siglo.launcher;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
+import dev.siglo.testkit.ChildJvm;
 import dev.siglo.testkit.KafkaBrokerExtension;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -266,12 +267,7 @@ class SigloLauncherIT {
             "siglo.kafka.topics=" + topic,
             "siglo.kafka.group-id=sigterm"));
     Process launcher =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                SigloLauncher.class.getName(),
-                file.toString())
+        new ProcessBuilder(launcherCommand(file))
             .redirectErrorStream(true)
             .redirectOutput(dir.resolve("launcher.log").toFile())
             .start();
@@ -303,15 +299,7 @@ class SigloLauncherIT {
     Path file = dir.resolve("broken.properties");
     Files.writeString(
         file, "siglo.handler=" + RecordingHandler.class.getName() + "\nsiglo.retry.backoff=soon\n");
-    Process launcher =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                SigloLauncher.class.getName(),
-                file.toString())
-            .redirectErrorStream(true)
-            .start();
+    Process launcher = new ProcessBuilder(launcherCommand(file)).redirectErrorStream(true).start();
     String output = new String(launcher.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(launcher.waitFor(60, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
     assertThat(launcher.exitValue()).isEqualTo(2);
@@ -433,4 +421,9 @@ class SigloLauncherIT {
   }
 
   /** Sends {@code copies} copies of {@code count} JSON records {"id": prefix + i}. */
+  private static java.util.List<String> launcherCommand(Path file) {
+    java.util.List<String> command = ChildJvm.command(SigloLauncher.class);
+    command.add(file.toString());
+    return command;
+  }
 }

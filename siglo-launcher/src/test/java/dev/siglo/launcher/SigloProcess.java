@@ -2,10 +2,10 @@ package dev.siglo.launcher;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.siglo.testkit.ChildJvm;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -23,13 +23,7 @@ final class SigloProcess {
 
   static Result run(Path dir, Map<String, String> env, String stdin, String... args)
       throws Exception {
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                SigloCli.class.getName()));
+    List<String> command = ChildJvm.command(SigloCli.class);
     command.addAll(List.of(args));
     Path log = Files.createTempFile(dir, "siglo-", ".log");
     ProcessBuilder pb =

@@ -25,16 +25,13 @@ final class Jvms {
    * @throws UncheckedIOException when it cannot be started
    */
   static Process start(String heap, ProcessBuilder.Redirect output, Class<?> main, String... args) {
-    List<String> command = new ArrayList<>();
-    command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
-    command.add("-Xmx" + heap);
+    List<String> options = new ArrayList<>();
+    options.add("-Xmx" + heap);
     String extra = System.getProperty("siglo.testkit.jvm." + main.getSimpleName(), "").strip();
     if (!extra.isEmpty()) {
-      command.addAll(List.of(extra.split("\\s+")));
+      options.addAll(List.of(extra.split("\\s+")));
     }
-    command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
-    command.add(main.getName());
+    List<String> command = ChildJvm.command(main, options.toArray(String[]::new));
     command.addAll(List.of(args));
     try {
       return new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(output).start();

@@ -57,26 +57,21 @@ public final class MultiProcessClaimRace {
       throws Exception {
     Path dir = Files.createTempDirectory("siglo-race");
     String namespace = "race" + System.nanoTime();
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<Process> children = new ArrayList<>();
     List<BufferedReader> outputs = new ArrayList<>();
     try {
       for (int p = 0; p < processes; p++) {
+        List<String> command = ChildJvm.command(ClaimRaceProcess.class, "-Xmx256m");
+        command.addAll(
+            List.of(
+                factory.getName(),
+                connection,
+                namespace,
+                String.valueOf(keys),
+                dir.resolve("claimed-" + p).toString(),
+                String.valueOf(p)));
         Process child =
-            new ProcessBuilder(
-                    java,
-                    "-Xmx256m",
-                    "-cp",
-                    System.getProperty("java.class.path"),
-                    ClaimRaceProcess.class.getName(),
-                    factory.getName(),
-                    connection,
-                    namespace,
-                    String.valueOf(keys),
-                    dir.resolve("claimed-" + p).toString(),
-                    String.valueOf(p))
-                .redirectError(ProcessBuilder.Redirect.INHERIT)
-                .start();
+            new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
         children.add(child);
         outputs.add(
             new BufferedReader(

@@ -17,11 +17,11 @@ import dev.siglo.consumer.store.BatchClaimResult;
 import dev.siglo.consumer.store.ClaimRequest;
 import dev.siglo.consumer.store.ClaimResult;
 import dev.siglo.consumer.store.ClaimStatus;
+import dev.siglo.testkit.ChildJvm;
 import dev.siglo.testkit.PostgresServerExtension;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
@@ -75,13 +75,7 @@ class TransactionalStepIT {
       throws Exception {
     String orderId = order("crash");
     Process child =
-        new ProcessBuilder(
-                Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp",
-                System.getProperty("java.class.path"),
-                CrashBeforeCommitMain.class.getName(),
-                PG.server().jdbcUrl(),
-                orderId)
+        new ProcessBuilder(crashBeforeCommit(orderId))
             .redirectError(ProcessBuilder.Redirect.INHERIT)
             .start();
     try (BufferedReader out =
@@ -323,6 +317,12 @@ class TransactionalStepIT {
     }
     assertThat(bodies).hasValue(2);
     assertThat(Payments.rows(ds, orderId)).isEqualTo(1);
+  }
+
+  private static List<String> crashBeforeCommit(String orderId) {
+    List<String> command = ChildJvm.command(CrashBeforeCommitMain.class);
+    command.addAll(List.of(PG.server().jdbcUrl(), orderId));
+    return command;
   }
 
   private static int lockWaiters() throws Exception {
