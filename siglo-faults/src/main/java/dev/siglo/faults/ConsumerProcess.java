@@ -7,6 +7,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -34,17 +35,28 @@ public final class ConsumerProcess implements AutoCloseable {
    */
   public static ConsumerProcess start(Map<String, String> args, Path log) {
     // short-lived: start fast rather than peak (in the build's tests, the test JVM's flags say so)
+    String classPath = ClassArchive.mainClassPath();
+    List<String> archive = ClassArchive.options(classPath);
+    List<String> options = new ArrayList<>(List.of("-Xmx256m", "-XX:TieredStopAtLevel=1"));
+    options.addAll(archive);
     List<String> command =
-        ChildJvm.command(FaultConsumerMain.class, "-Xmx256m", "-XX:TieredStopAtLevel=1");
+        ChildJvm.commandOn(classPath, FaultConsumerMain.class, options.toArray(String[]::new));
     args.forEach((k, v) -> command.add(k + "=" + v));
     try {
       Files.createDirectories(log.toAbsolutePath().getParent());
       long before = Files.exists(log) ? Files.size(log) : 0;
-      Process p =
-          new ProcessBuilder(command)
-              .redirectErrorStream(true)
-              .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-              .start();
+      Process p;
+      try {
+        p =
+            new ProcessBuilder(command)
+                .redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+                .start();
+      } catch (IOException e) {
+        ClassArchive.exited(archive);
+        throw e;
+      }
+      p.onExit().thenRun(() -> ClassArchive.exited(archive));
       ConsumerProcess c = new ConsumerProcess(p, log);
       Awaitility.await("consumer process " + p.pid() + " ready (log " + log + ")")
           .atMost(Duration.ofSeconds(60))

@@ -24,12 +24,22 @@ public final class ChildJvm {
    * @return the command, to which the caller appends the main's arguments
    */
   public static List<String> command(Class<?> main, String... options) {
+    return commandOn(System.getProperty("java.class.path"), main, options);
+  }
+
+  /**
+   * @param classPath the child's class path
+   * @param main the main class, on {@code classPath}
+   * @param options JVM options placed before the class path
+   * @return the command, to which the caller appends the main's arguments
+   */
+  public static List<String> commandOn(String classPath, Class<?> main, String... options) {
     List<String> command = new ArrayList<>();
     command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     command.addAll(inheritedFlags());
     command.addAll(List.of(options));
     command.add("-cp");
-    command.add(System.getProperty("java.class.path"));
+    command.add(classPath);
     command.add(main.getName());
     return command;
   }
