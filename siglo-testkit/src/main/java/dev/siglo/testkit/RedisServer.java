@@ -480,7 +480,8 @@ public final class RedisServer implements AutoCloseable {
         return new RedisServer(
                 findBinary(embeddedBinary),
                 "127.0.0.1",
-                FreePorts.loopback(),
+                // a cluster node also listens on its port + 10,000 (its bus)
+                cluster ? FreePorts.loopbackWithSecond(10_000) : FreePorts.loopback(),
                 dir,
                 persistent,
                 password,
