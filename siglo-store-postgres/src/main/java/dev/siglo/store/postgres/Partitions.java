@@ -136,7 +136,11 @@ final class Partitions {
       ps.setString(1, config.qualifiedTable());
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          Matcher m = UPPER_BOUND.matcher(rs.getString(2));
+          String bound = rs.getString(2);
+          if (bound == null) {
+            continue; // dropped while this read the catalog: no longer a partition
+          }
+          Matcher m = UPPER_BOUND.matcher(bound);
           if (m.find()) {
             out.add(new String[] {rs.getString(1), m.group(1)});
           }
