@@ -300,14 +300,7 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
       // a row of the batch is locked by another session: claim key by key, so only the locked
       // keys answer in progress and the others are claimed now
       out.clear();
-      for (String key : keys) {
-        ClaimRequest r = requests.get(key);
-        try {
-          out.put(key, BatchClaimResult.of(r, claimOne(c, r, key)));
-        } catch (IdempotencyKeyReuseException reuse) {
-          out.put(key, BatchClaimResult.failed(r, reuse));
-        }
-      }
+      claimEach(c, requests, List.of(keys), out);
       return out;
     }
     if (out.size() == n) {
@@ -337,7 +330,18 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         }
       }
     }
-    for (String key : taken) {
+    claimEach(c, requests, taken, out);
+    return out;
+  }
+
+  /** Claims, one statement each, the keys of {@code keys} that {@code out} has no answer for. */
+  private void claimEach(
+      Connection c,
+      Map<String, ClaimRequest> requests,
+      List<String> keys,
+      Map<String, BatchClaimResult> out)
+      throws SQLException {
+    for (String key : keys) {
       if (!out.containsKey(key)) {
         ClaimRequest r = requests.get(key);
         try {
@@ -347,7 +351,6 @@ public final class PostgresIdempotencyStore implements IdempotencyStore {
         }
       }
     }
-    return out;
   }
 
   @Override
