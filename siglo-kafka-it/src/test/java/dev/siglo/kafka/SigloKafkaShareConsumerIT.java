@@ -327,6 +327,9 @@ class SigloKafkaShareConsumerIT {
             .build();
     a.start();
     assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+    // a acquired the records just before its handler started: their 30 s lock ends no earlier
+    // than about 30 s from now, so records seen again before 27 s came back by the release
+    long lockStillHeldUntil = System.nanoTime() + TimeUnit.SECONDS.toNanos(27);
     await()
         .atMost(Duration.ofSeconds(10))
         .until(() -> registry.get("siglo.in_flight").gauge().value() == 10);
@@ -342,8 +345,11 @@ class SigloKafkaShareConsumerIT {
             .build()) {
       b.start();
       CompletableFuture<Void> closing = CompletableFuture.runAsync(() -> a.close());
-      // well inside the 30 s lock: they came back by the release, not by the lock's end
-      await().atMost(Duration.ofSeconds(15)).until(() -> ranBy.size() == 10);
+      // inside the 30 s lock: they came back by the release, not by the lock's end (however long
+      // b took to join on a loaded machine)
+      await()
+          .atMost(Duration.ofNanos(Math.max(0, lockStillHeldUntil - System.nanoTime())))
+          .until(() -> ranBy.size() == 10);
       assertThat(closing).isNotDone(); // a still drains its running handler
       release.countDown();
       closing.get(30, TimeUnit.SECONDS);
